@@ -1,0 +1,6 @@
+"""Allow `python -m arena`."""
+
+from arena.cli import main
+
+if __name__ == "__main__":
+    main()

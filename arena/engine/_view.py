@@ -1,0 +1,70 @@
+"""What one seat may know about a hand, and nothing more.
+
+The boundary between public and private lives here, in the engine, so the dealer and
+the protocol cannot leak a hidden card by accident: they build messages from a
+:class:`SeatView`, never from the :class:`Hand` itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from arena.engine._cards import Card
+from arena.engine._records import PRIVATE_EVENTS, Event
+
+if TYPE_CHECKING:
+    from arena.engine._hand import Hand, LegalActions, Phase
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat's knowledge: its own cards, public actions and draw counts, shown cards."""
+
+    seat: int
+    phase: Phase
+    button: int
+    hole_cards: tuple[Card, ...]
+    stacks: tuple[int, ...]
+    bets: tuple[int, ...]
+    committed: tuple[int, ...]
+    folded: tuple[bool, ...]
+    pot: int
+    current_bet: int
+    draw_counts: tuple[int | None, ...]
+    shown: dict[int, tuple[Card, ...]]
+    events: tuple[Event, ...]
+    to_act: int | None
+    legal: LegalActions | None
+    payoffs: tuple[int, ...] | None
+
+
+def redact(event: Event, seat: int) -> Event:
+    """The event as ``seat`` may see it: others' hidden cards become counts."""
+    if isinstance(event, PRIVATE_EVENTS) and event.seat != seat:
+        return event.public()
+    return event
+
+
+def view_of(hand: Hand, seat: int) -> SeatView:
+    """Build ``seat``'s view of ``hand``."""
+    if not 0 <= seat < hand.n:
+        raise ValueError(f"seat {seat} is not in this hand of {hand.n}")
+    return SeatView(
+        seat=seat,
+        phase=hand.phase,
+        button=hand.button,
+        hole_cards=tuple(hand.holes[seat]),
+        stacks=tuple(hand.stacks),
+        bets=tuple(hand.bets),
+        committed=tuple(hand.committed),
+        folded=tuple(hand.folded),
+        pot=hand.pot_total,
+        current_bet=hand.current_bet,
+        draw_counts=tuple(hand.draw_counts),
+        shown=dict(hand.shown),
+        events=tuple(redact(event, seat) for event in hand.events),
+        to_act=hand.actor,
+        legal=hand.legal_actions() if hand.actor == seat else None,
+        payoffs=tuple(hand.payoffs) if hand.payoffs is not None else None,
+    )
