@@ -109,7 +109,9 @@ class GameConfig:
         if self.forced_bets is ForcedBets.ANTES and self.ante <= 0:
             raise ConfigError("ante", "forced_bets = 'antes' needs an ante above 0 (R27)")
         if self.opening is Opening.JACKS_OR_BETTER and self.forced_bets is not ForcedBets.ANTES:
-            raise ConfigError("opening", "'jacks_or_better' is an ante game: set forced_bets = 'antes' (R28)")
+            raise ConfigError(
+                "opening", "'jacks_or_better' is an ante game: set forced_bets = 'antes' (R28)"
+            )
 
     @property
     def min_bet(self) -> int:

@@ -372,7 +372,7 @@ class Hand:
 
     def all_cards(self) -> list[Card]:
         """Every card the hand holds anywhere (hands, stub, muck, set aside): for invariant checks."""
-        cards = [card for hole in self.holes for card in hole]
+        cards = [card for seat, hole in enumerate(self.holes) if not self.folded[seat] for card in hole]
         cards.extend(self.deck.remaining)
         cards.extend(card for _, card in self._muck)
         cards.extend(self._set_aside)
