@@ -1,0 +1,314 @@
+"""Engine objects <-> protocol messages, in one place (layer 2).
+
+Wire messages become engine actions only through :func:`action_from_message`, which
+turns anything a bot can send into either a well-formed engine action or a
+:class:`MessageFault` with a reason code; it never raises anything else. Messages
+for a seat are built only from that seat's :class:`~arena.engine.SeatView`, so a
+hidden card cannot reach the wire by accident.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from arena.engine import (
+    CALL,
+    CHECK,
+    FOLD,
+    Action,
+    AntePosted,
+    BetOrRaised,
+    BetRaise,
+    BlindKind,
+    BlindPosted,
+    Called,
+    CardParseError,
+    CardsDealtCount,
+    CardsDrawn,
+    Checked,
+    Discard,
+    DrawCount,
+    Fold,
+    Folded,
+    ForcedBets,
+    GameConfig,
+    HandDead,
+    HandMucked,
+    HandShown,
+    HoleCardsDealt,
+    JokerMode,
+    LegalActions,
+    Opening,
+    Phase,
+    PotAwarded,
+    RoundStarted,
+    SeatView,
+    ShowdownReveal,
+    Structure,
+    StubReshuffled,
+    UncalledReturned,
+    parse_card,
+)
+from arena.engine import Call as CallAction
+from arena.engine import Check as CheckAction
+from arena.protocol._generated import arena_pb2 as pb
+
+PROTOCOL_VERSION = 1
+
+_STRUCTURE = {
+    Structure.FIXED_LIMIT: pb.FIXED_LIMIT,
+    Structure.POT_LIMIT: pb.POT_LIMIT,
+    Structure.NO_LIMIT: pb.NO_LIMIT,
+}
+_FORCED = {ForcedBets.BLINDS: pb.BLINDS, ForcedBets.ANTES: pb.ANTES}
+_OPENING = {Opening.ANY: pb.ANY, Opening.JACKS_OR_BETTER: pb.JACKS_OR_BETTER}
+_JOKER = {JokerMode.OFF: pb.JOKER_OFF, JokerMode.BUG: pb.JOKER_BUG, JokerMode.WILD: pb.JOKER_WILD}
+_REVEAL = {ShowdownReveal.ALL: pb.REVEAL_ALL, ShowdownReveal.MUCK: pb.REVEAL_MUCK}
+_PHASE = {
+    Phase.PREDRAW_BETTING: pb.PREDRAW_BETTING,
+    Phase.DRAW: pb.DRAW,
+    Phase.POSTDRAW_BETTING: pb.POSTDRAW_BETTING,
+}
+
+
+def _invert(mapping: dict) -> dict:
+    return {value: key for key, value in mapping.items()}
+
+
+class MessageFault(Exception):
+    """A bot message that cannot become an engine action; ``reason`` is a FaultReason value."""
+
+    def __init__(self, reason: int, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+# --- configuration -----------------------------------------------------------------
+
+
+def config_to_message(config: GameConfig) -> pb.GameConfig:
+    return pb.GameConfig(
+        structure=_STRUCTURE[config.structure],
+        small_blind=config.small_blind,
+        big_blind=config.big_blind,
+        small_bet=config.small_bet,
+        big_bet=config.big_bet,
+        ante=config.ante,
+        max_draw=config.max_draw,
+        forced_bets=_FORCED[config.forced_bets],
+        opening=_OPENING[config.opening],
+        joker=_JOKER[config.joker],
+        showdown_reveal=_REVEAL[config.showdown_reveal],
+        uncapped_heads_up=config.uncapped_heads_up,
+        max_bets_per_round=config.max_bets_per_round,
+    )
+
+
+def config_from_message(message: pb.GameConfig) -> GameConfig:
+    """The inverse of :func:`config_to_message` (raises ``ConfigError`` on nonsense)."""
+    return GameConfig(
+        structure=_invert(_STRUCTURE).get(message.structure, Structure.FIXED_LIMIT),
+        small_blind=message.small_blind or None,
+        big_blind=message.big_blind or None,
+        small_bet=message.small_bet or None,
+        big_bet=message.big_bet or None,
+        ante=message.ante,
+        max_draw=message.max_draw or 5,
+        forced_bets=_invert(_FORCED).get(message.forced_bets, ForcedBets.BLINDS),
+        opening=_invert(_OPENING).get(message.opening, Opening.ANY),
+        joker=_invert(_JOKER).get(message.joker, JokerMode.OFF),
+        showdown_reveal=_invert(_REVEAL).get(message.showdown_reveal, ShowdownReveal.ALL),
+        uncapped_heads_up=message.uncapped_heads_up,
+        max_bets_per_round=message.max_bets_per_round or 4,
+    )
+
+
+# --- events ------------------------------------------------------------------------
+
+
+def cards_text(cards: Iterable[int]) -> list[str]:
+    return [str(card) for card in cards]
+
+
+def public_event(event: object, seat_map: Sequence[int] | None = None) -> pb.PublicEvent | None:
+    """One engine event as the public record; None for events with no public form.
+
+    Private events must already be redacted (they are, in a :class:`SeatView`), except
+    the viewer's own, which are reported as counts too: the viewer's cards travel in
+    ``hole_cards``, never in the history.
+    """
+
+    def seat_of(index: int) -> int:
+        return seat_map[index] if seat_map is not None else index
+
+    kind = type(event)
+    if kind is HoleCardsDealt:
+        event = event.public()  # type: ignore[attr-defined]
+        kind = CardsDealtCount
+    elif kind is CardsDrawn:
+        event = event.public()  # type: ignore[attr-defined]
+        kind = DrawCount
+    if kind is CardsDealtCount:
+        return pb.PublicEvent(kind=pb.DEAL, seat=seat_of(event.seat), count=event.count)  # type: ignore[attr-defined]
+    if kind is DrawCount:
+        return pb.PublicEvent(kind=pb.DREW, seat=seat_of(event.seat), count=event.count)  # type: ignore[attr-defined]
+    if kind is AntePosted:
+        return pb.PublicEvent(kind=pb.POST_ANTE, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+    if kind is BlindPosted:
+        blind = {
+            BlindKind.SMALL: pb.POST_SMALL_BLIND,
+            BlindKind.BIG: pb.POST_BIG_BLIND,
+            BlindKind.DEAD_SMALL: pb.POST_DEAD_BLIND,
+        }[event.kind]  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=blind, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+    if kind is Folded:
+        return pb.PublicEvent(kind=pb.FOLDED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
+    if kind is Checked:
+        return pb.PublicEvent(kind=pb.CHECKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
+    if kind is Called:
+        return pb.PublicEvent(
+            kind=pb.CALLED,
+            seat=seat_of(event.seat),  # type: ignore[attr-defined]
+            amount=event.amount,  # type: ignore[attr-defined]
+            to=event.to,  # type: ignore[attr-defined]
+            all_in=event.all_in,  # type: ignore[attr-defined]
+        )
+    if kind is BetOrRaised:
+        return pb.PublicEvent(
+            kind=pb.BET_RAISED,
+            seat=seat_of(event.seat),  # type: ignore[attr-defined]
+            amount=event.amount,  # type: ignore[attr-defined]
+            to=event.to,  # type: ignore[attr-defined]
+            all_in=event.all_in,  # type: ignore[attr-defined]
+        )
+    if kind is StubReshuffled:
+        return pb.PublicEvent(kind=pb.RESHUFFLED, seat=-1, count=event.size)  # type: ignore[attr-defined]
+    if kind is UncalledReturned:
+        return pb.PublicEvent(kind=pb.UNCALLED_RETURNED, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+    if kind is HandShown:
+        return pb.PublicEvent(kind=pb.SHOWN, seat=seat_of(event.seat), cards=cards_text(event.cards))  # type: ignore[attr-defined]
+    if kind is HandMucked:
+        return pb.PublicEvent(kind=pb.MUCKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
+    if kind is PotAwarded:
+        return pb.PublicEvent(kind=pb.WON, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+    if kind is HandDead:
+        return pb.PublicEvent(kind=pb.DEAD_HAND, seat=-1, amount=event.pot)  # type: ignore[attr-defined]
+    if kind is RoundStarted:
+        street = {"predraw": 1, "draw": 0, "postdraw": 2}[event.street]  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.STREET, seat=-1, count=street)
+    return None
+
+
+def public_history(events: Iterable[object], seat_map: Sequence[int] | None = None) -> list[pb.PublicEvent]:
+    return [msg for msg in (public_event(e, seat_map) for e in events) if msg is not None]
+
+
+# --- decisions -----------------------------------------------------------------------
+
+
+def legal_to_message(legal: LegalActions) -> pb.LegalActions:
+    return pb.LegalActions(
+        can_fold=legal.can_fold,
+        can_check=legal.can_check,
+        call_amount=legal.call_amount,
+        can_raise=legal.can_raise,
+        min_raise_to=legal.min_raise_to,
+        max_raise_to=legal.max_raise_to,
+        max_discard=legal.max_discard,
+    )
+
+
+def decision_request(
+    view: SeatView,
+    *,
+    decision_id: str,
+    hand_id: str,
+    hand_number: int,
+    names: Sequence[str],
+    seat_map: Sequence[int] | None = None,
+    time_left_ms: int,
+    time_bank_ms: int,
+) -> pb.DecisionRequest:
+    """The request for the seat whose view this is; built from the view alone.
+
+    ``seat_map`` maps the hand's player indices to table seats (identity by default).
+    """
+    if view.legal is None:
+        raise ValueError(f"seat {view.seat} is not to act")
+    table_seat = seat_map[view.seat] if seat_map is not None else view.seat
+    seats = [
+        pb.SeatState(
+            seat=seat_map[i] if seat_map is not None else i,
+            name=names[i],
+            stack=view.stacks[i],
+            bet=view.bets[i],
+            committed=view.committed[i],
+            folded=view.folded[i],
+            all_in=view.stacks[i] == 0 and not view.folded[i],
+            draw_count=-1 if view.draw_counts[i] is None else view.draw_counts[i],  # type: ignore[arg-type]
+            in_hand=True,
+        )
+        for i in range(len(view.stacks))
+    ]
+    return pb.DecisionRequest(
+        decision_id=decision_id,
+        hand_id=hand_id,
+        hand_number=hand_number,
+        seat=table_seat,
+        button=seat_map[view.button] if seat_map is not None else view.button,
+        phase=_PHASE[view.phase],
+        hole_cards=cards_text(view.hole_cards),
+        seats=seats,
+        pot=view.pot,
+        current_bet=view.current_bet,
+        history=public_history(view.events, seat_map),
+        legal=legal_to_message(view.legal),
+        time_left_ms=time_left_ms,
+        time_bank_ms=time_bank_ms,
+    )
+
+
+def action_from_message(message: pb.Action, expected_decision_id: str) -> Action:
+    """Turn a bot's Action into an engine action, or raise :class:`MessageFault`.
+
+    Checks only the form (id, kind, card text); legality is the engine's to judge.
+    """
+    if message.decision_id != expected_decision_id:
+        raise MessageFault(
+            pb.WRONG_DECISION_ID,
+            f"decision_id {message.decision_id[:64]!r} does not answer {expected_decision_id!r}",
+        )
+    kind = message.kind
+    if kind == pb.FOLD:
+        return FOLD
+    if kind == pb.CHECK:
+        return CHECK
+    if kind == pb.CALL:
+        return CALL
+    if kind == pb.BET_RAISE:
+        return BetRaise(int(message.amount))
+    if kind == pb.DISCARD:
+        if len(message.cards) > 5:
+            raise MessageFault(pb.MALFORMED, f"{len(message.cards)} cards in a discard")
+        try:
+            return Discard(tuple(parse_card(text) for text in message.cards))
+        except CardParseError as error:
+            raise MessageFault(pb.MALFORMED, str(error)[:200]) from None
+    raise MessageFault(pb.MALFORMED, f"action kind {kind} is not a valid ActionKind")
+
+
+def action_to_message(action: Action, decision_id: str) -> pb.Action:
+    """An engine action as a bot would send it (for faults' ``applied`` and for SDKs)."""
+    kind = type(action)
+    if kind is Fold:
+        return pb.Action(decision_id=decision_id, kind=pb.FOLD)
+    if kind is CheckAction:
+        return pb.Action(decision_id=decision_id, kind=pb.CHECK)
+    if kind is CallAction:
+        return pb.Action(decision_id=decision_id, kind=pb.CALL)
+    if kind is BetRaise:
+        return pb.Action(decision_id=decision_id, kind=pb.BET_RAISE, amount=action.amount)  # type: ignore[union-attr]
+    if kind is Discard:
+        return pb.Action(decision_id=decision_id, kind=pb.DISCARD, cards=cards_text(action.cards))  # type: ignore[union-attr]
+    raise TypeError(f"not an engine action: {action!r}")

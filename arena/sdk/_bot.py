@@ -1,0 +1,158 @@
+"""The Python bot SDK: a bot is a class with one ``decide`` method.
+
+The SDK runs the gRPC server (``grpc.aio``, so any number of open streams share one
+event loop instead of starving a thread pool), answers the health check, sends the
+Hello and turns each DecisionRequest into a :class:`Decision`::
+
+    from arena.sdk import Bot, run
+
+    class AlwaysCall(Bot):
+        name = "always-call"
+
+        def decide(self, decision):
+            if decision.is_draw:
+                return decision.stand_pat()
+            return decision.check_or_call()
+
+    if __name__ == "__main__":
+        run(AlwaysCall())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from arena.engine import (
+    CALL,
+    CHECK,
+    FOLD,
+    STAND_PAT,
+    Action,
+    BetRaise,
+    Card,
+    Discard,
+    LegalActions,
+    Phase,
+    parse_card,
+)
+from arena.protocol import PROTOCOL_VERSION, action_to_message, pb
+
+_PHASES = {
+    pb.PREDRAW_BETTING: Phase.PREDRAW_BETTING,
+    pb.DRAW: Phase.DRAW,
+    pb.POSTDRAW_BETTING: Phase.POSTDRAW_BETTING,
+}
+
+
+class Decision:
+    """One DecisionRequest with the answers built in.
+
+    ``hole_cards``, ``legal`` and ``pot`` have the same shape as the engine's
+    :class:`~arena.engine.SeatView`, so in-process policies play over gRPC unchanged.
+    The raw message is ``request``.
+    """
+
+    __slots__ = ("hole_cards", "legal", "pot", "request")
+
+    def __init__(self, request: pb.DecisionRequest) -> None:
+        self.request = request
+        self.hole_cards: tuple[Card, ...] = tuple(parse_card(text) for text in request.hole_cards)
+        msg = request.legal
+        self.legal = LegalActions(
+            seat=request.seat,
+            phase=_PHASES.get(request.phase, Phase.PREDRAW_BETTING),
+            can_fold=msg.can_fold,
+            can_check=msg.can_check,
+            call_amount=msg.call_amount,
+            min_raise_to=msg.min_raise_to if msg.can_raise else 0,
+            max_raise_to=msg.max_raise_to if msg.can_raise else 0,
+            max_discard=msg.max_discard,
+        )
+        self.pot: int = request.pot
+
+    @property
+    def is_draw(self) -> bool:
+        return self.legal.phase is Phase.DRAW
+
+    def fold(self) -> Action:
+        return FOLD
+
+    def check(self) -> Action:
+        return CHECK
+
+    def call(self) -> Action:
+        return CALL
+
+    def check_or_call(self) -> Action:
+        return CALL if self.legal.call_amount > 0 else CHECK
+
+    def raise_to(self, amount: int) -> Action:
+        """Bet or raise to ``amount`` (clamped into the legal range)."""
+        low, high = self.legal.min_raise_to, self.legal.max_raise_to
+        return BetRaise(max(low, min(high, amount)))
+
+    def discard(self, cards: Iterable[Card | str]) -> Action:
+        return Discard(tuple(c if isinstance(c, Card) else parse_card(c) for c in cards))
+
+    def stand_pat(self) -> Action:
+        return STAND_PAT
+
+
+class Bot:
+    """Subclass and implement :meth:`decide`; the ``on_*`` hooks are optional."""
+
+    name: str = "python-bot"
+    version: str = "0.1"
+
+    def decide(self, decision: Decision) -> Action | pb.Action:
+        """Return the action for this decision (an engine action or a ``pb.Action``)."""
+        raise NotImplementedError
+
+    def on_match_start(self, message: pb.MatchStart) -> None:
+        """A new stream (table, seat) starts."""
+
+    def on_hand_start(self, message: pb.HandStart) -> None:
+        """Your five cards for a new hand."""
+
+    def on_hand_end(self, message: pb.HandEnd) -> None:
+        """Shown cards and payoffs."""
+
+    def on_fault(self, message: pb.Fault) -> None:
+        """Your last answer was late or illegal; ``message.applied`` was played."""
+
+    def on_match_end(self, message: pb.MatchEnd) -> None:
+        """The match on this stream is over."""
+
+    # --- used by the server ----------------------------------------------------
+
+    def hello(self) -> pb.BotMessage:
+        return pb.BotMessage(
+            hello=pb.Hello(name=self.name, version=self.version, protocol_version=PROTOCOL_VERSION)
+        )
+
+    def answer(self, request: pb.DecisionRequest) -> pb.BotMessage:
+        """Run :meth:`decide` and wrap its answer for the wire."""
+        action = self.decide(Decision(request))
+        if not isinstance(action, pb.Action):
+            action = action_to_message(action, request.decision_id)
+        elif not action.decision_id:
+            action.decision_id = request.decision_id
+        return pb.BotMessage(action=action)
+
+    def handle(self, message: pb.DealerMessage) -> pb.BotMessage | None:
+        """React to one dealer message; returns the reply, if one is due."""
+        kind = message.WhichOneof("kind")
+        if kind == "decision":
+            return self.answer(message.decision)
+        if kind == "match_start":
+            self.on_match_start(message.match_start)
+            return self.hello()
+        if kind == "hand_start":
+            self.on_hand_start(message.hand_start)
+        elif kind == "hand_end":
+            self.on_hand_end(message.hand_end)
+        elif kind == "fault":
+            self.on_fault(message.fault)
+        elif kind == "match_end":
+            self.on_match_end(message.match_end)
+        return None
