@@ -1,0 +1,26 @@
+"""The dealer (layer 3): Trio tasks that run tables, ask seats for decisions under
+deadlines, and launch and talk to bots."""
+
+from arena.dealer._match import FaultRecord as FaultRecord
+from arena.dealer._match import MatchResult as MatchResult
+from arena.dealer._match import MatchSettings as MatchSettings
+from arena.dealer._match import OnFaultLimit as OnFaultLimit
+from arena.dealer._match import run_match as run_match
+from arena.dealer._seat import BotDriver as BotDriver
+from arena.dealer._seat import LocalBot as LocalBot
+from arena.dealer._seat import LocalConnection as LocalConnection
+from arena.dealer._seat import SeatBrokenError as SeatBrokenError
+from arena.dealer._seat import SeatConnection as SeatConnection
+
+__all__ = [
+    "BotDriver",
+    "FaultRecord",
+    "LocalBot",
+    "LocalConnection",
+    "MatchResult",
+    "MatchSettings",
+    "OnFaultLimit",
+    "SeatBrokenError",
+    "SeatConnection",
+    "run_match",
+]

@@ -1,0 +1,447 @@
+"""Run one match at one table: the dealer's loop over hands, deadlines and faults.
+
+The engine referees; this module owns time and failure (h11's driver pattern). Every
+decision is bounded by the action clock plus what is left of the seat's time bank
+(R23). Whatever a bot sends, the outcome is an engine action: its own if legal, the
+default otherwise (R24), with a recorded :class:`FaultRecord`. A bot that breaks,
+or passes the fault limit, sits out or forfeits (R25); the match goes on and the
+chips add up after every hand (R26).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import trio
+
+from arena.engine import Deck, GameConfig, Hand, HandShown, IllegalActionError, describe
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    MessageFault,
+    action_from_message,
+    action_to_message,
+    cards_text,
+    config_to_message,
+    decision_request,
+    pb,
+    public_history,
+)
+from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
+
+
+class OnFaultLimit(StrEnum):
+    """What R25 does to a seat past its fault limit or after it breaks."""
+
+    SIT_OUT = "sit_out"
+    FORFEIT = "forfeit"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchSettings:
+    """One match's settings; times in seconds."""
+
+    config: GameConfig
+    hands: int = 100
+    starting_stack: int = 200
+    seed: int | None = None
+    duplicate: bool = False
+    action_timeout: float = 1.0
+    time_bank: float = 0.0
+    hello_timeout: float = 10.0
+    fault_limit: int = 0
+    on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT
+    reconnect: bool = True
+    match_id: str = "match"
+    table_id: str = "table-1"
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    hand_number: int
+    seat: int
+    reason: str
+    detail: str
+    applied: str
+    decision_id: str = ""
+
+
+@dataclass
+class MatchResult:
+    """Chips won per seat (and per hand, for error bars), faults, and how it ended."""
+
+    match_id: str
+    names: list[str]
+    seed: int
+    hands_played: int = 0
+    chips_won: list[int] = field(default_factory=list)
+    payoffs: list[list[int]] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    sat_out: list[bool] = field(default_factory=list)
+    forfeited: list[bool] = field(default_factory=list)
+    reason: str = "completed"
+
+
+class _Seat:
+    """The dealer's bookkeeping for one seat."""
+
+    def __init__(self, index: int, driver: BotDriver) -> None:
+        self.index = index
+        self.driver = driver
+        self.name = driver.name
+        self.connection: SeatConnection | None = None
+        self.bank = 0.0
+        self.faults = 0
+        self.sat_out = False
+        self.forfeited = False
+        self.stale: set[str] = set()
+
+
+HandObserver = Callable[[int, Hand, Sequence[int], Sequence[str]], None]
+"""Called after each hand with (hand number, the hand, seat of each player, names)."""
+
+
+def _deck_for(seed: int, deck_index: int, joker: bool) -> Deck:
+    return Deck.shuffled(random.Random(f"{seed}:{deck_index}"), joker=joker)
+
+
+class _MatchRunner:
+    def __init__(
+        self,
+        drivers: Sequence[BotDriver],
+        settings: MatchSettings,
+        on_hand: HandObserver | None,
+        on_fault: Callable[[FaultRecord], None] | None,
+    ) -> None:
+        if not 2 <= len(drivers) <= 7:
+            raise ValueError(f"a table seats 2 to 7 bots (R1), got {len(drivers)}")
+        self.settings = settings
+        self.seats = [_Seat(i, driver) for i, driver in enumerate(drivers)]
+        seed = settings.seed if settings.seed is not None else secrets.randbits(63)
+        n = len(drivers)
+        self.result = MatchResult(
+            match_id=settings.match_id,
+            names=[seat.name for seat in self.seats],
+            seed=seed,
+            chips_won=[0] * n,
+            sat_out=[False] * n,
+            forfeited=[False] * n,
+        )
+        self.on_hand = on_hand
+        self.on_fault = on_fault
+        self._decisions = 0
+
+    # --- connections -----------------------------------------------------------
+
+    def _match_start(self, seat: _Seat) -> pb.DealerMessage:
+        s = self.settings
+        return pb.DealerMessage(
+            match_start=pb.MatchStart(
+                match_id=s.match_id,
+                table_id=s.table_id,
+                seat=seat.index,
+                players=[pb.Player(seat=x.index, name=x.name) for x in self.seats],
+                config=config_to_message(s.config),
+                clock=pb.ClockSettings(
+                    action_timeout_ms=int(s.action_timeout * 1000),
+                    time_bank_ms=int(s.time_bank * 1000),
+                ),
+                hands=s.hands,
+                starting_stack=s.starting_stack,
+                protocol_version=PROTOCOL_VERSION,
+            )
+        )
+
+    async def _open(self, seat: _Seat, hand_number: int) -> bool:
+        """Connect, send MatchStart, wait for Hello; on failure record a fault and sit out."""
+        detail = ""
+        with trio.move_on_after(self.settings.hello_timeout):
+            try:
+                connection = await seat.driver.connect()
+                await connection.send(self._match_start(seat))
+                reply = await connection.receive()
+                if reply.WhichOneof("kind") != "hello":
+                    await connection.aclose()
+                    detail = f"first message was {reply.WhichOneof('kind')!r}, not hello"
+                else:
+                    seat.connection = connection
+                    hello = reply.hello
+                    if hello.name:
+                        seat.name = hello.name[:64]
+                    return True
+            except SeatBrokenError as error:
+                detail = f"could not start: {error}"
+        if not detail:
+            detail = f"no hello within {self.settings.hello_timeout:g} s"
+        self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out", send=False)
+        self._sit_out(seat, broken=True)
+        return False
+
+    def _sit_out(self, seat: _Seat, *, broken: bool = False) -> None:
+        """R25: out for now (a broken seat may reconnect), or out for good on forfeit."""
+        seat.sat_out = True
+        seat.forfeited = self.settings.on_fault_limit is OnFaultLimit.FORFEIT
+
+    async def _send(self, seat: _Seat, message: pb.DealerMessage, hand_number: int) -> None:
+        """Best-effort send; a broken stream sits the seat out with a recorded fault."""
+        if seat.connection is None:
+            return
+        try:
+            with trio.fail_after(max(1.0, self.settings.action_timeout)):
+                await seat.connection.send(message)
+        except (SeatBrokenError, trio.TooSlowError) as error:
+            await self._break(seat, hand_number, f"send failed: {error or 'too slow'}")
+
+    async def _break(self, seat: _Seat, hand_number: int, detail: str) -> None:
+        connection, seat.connection = seat.connection, None
+        if connection is not None:
+            await connection.aclose()
+        self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out", send=False)
+        self._sit_out(seat, broken=True)
+
+    async def _maybe_reconnect(self, hand_number: int) -> None:
+        if not self.settings.reconnect:
+            return
+        for seat in self.seats:
+            if seat.sat_out and not seat.forfeited and seat.connection is None:
+                if await self._open(seat, hand_number):
+                    seat.sat_out = False
+                    seat.faults = 0
+
+    # --- faults ----------------------------------------------------------------
+
+    def _fault(
+        self,
+        seat: _Seat,
+        hand_number: int,
+        reason: int,
+        detail: str,
+        applied: str,
+        *,
+        decision_id: str = "",
+        send: bool = True,
+    ) -> FaultRecord:
+        record = FaultRecord(
+            hand_number=hand_number,
+            seat=seat.index,
+            reason=pb.FaultReason.Name(reason),
+            detail=detail[:500],
+            applied=applied,
+            decision_id=decision_id,
+        )
+        self.result.faults.append(record)
+        if self.on_fault is not None:
+            self.on_fault(record)
+        return record
+
+    # --- decisions ---------------------------------------------------------------
+
+    async def _ask(self, seat: _Seat, hand: Hand, players: Sequence[int], hand_number: int, hand_id: str) -> None:
+        """Get one action from ``seat`` for ``hand`` and apply it, or apply the default."""
+        s = self.settings
+        self._decisions += 1
+        decision_id = f"{hand_number}.{self._decisions}"
+        view = hand.view(hand.actor)  # type: ignore[arg-type]
+        names = [self.seats[p].name for p in players]
+        request = decision_request(
+            view,
+            decision_id=decision_id,
+            hand_id=hand_id,
+            hand_number=hand_number,
+            names=names,
+            seat_map=players,
+            time_left_ms=int(s.action_timeout * 1000),
+            time_bank_ms=int(seat.bank * 1000),
+        )
+        reason, detail = None, ""
+        connection = seat.connection
+        if connection is None:
+            reason, detail = pb.DISCONNECTED, "the seat has no connection"
+        else:
+            allowed = s.action_timeout + seat.bank
+            start = trio.current_time()
+            reply: pb.Action | None = None
+            with trio.move_on_after(allowed):
+                try:
+                    await connection.send(pb.DealerMessage(decision=request))
+                    reply = await self._receive_action(connection, seat)
+                except SeatBrokenError as error:
+                    await self._break(seat, hand_number, f"stream broke: {error}")
+                    reason, detail = pb.DISCONNECTED, str(error)
+                except MessageFault as fault:
+                    reason, detail = fault.reason, fault.detail
+            elapsed = trio.current_time() - start
+            if elapsed > s.action_timeout:
+                seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
+            if reply is None and reason is None:
+                seat.stale.add(decision_id)
+                reason = pb.TIMEOUT
+                detail = f"no action within {allowed * 1000:.0f} ms"
+            if reply is not None:
+                try:
+                    action = action_from_message(reply, decision_id)
+                    hand.apply(action)
+                    return
+                except MessageFault as fault:
+                    reason, detail = fault.reason, fault.detail
+                except IllegalActionError as error:
+                    reason, detail = pb.ILLEGAL_ACTION, f"{error.reason}: {error}"
+        default = hand.default_action()
+        hand.apply(default)
+        applied = action_to_message(default, decision_id)
+        self._fault(seat, hand_number, reason, detail, _describe_action(applied), decision_id=decision_id)
+        seat.faults += 1
+        fault_message = pb.DealerMessage(
+            fault=pb.Fault(
+                decision_id=decision_id,
+                reason=reason,
+                detail=detail[:500],
+                applied=applied,
+                faults_so_far=seat.faults,
+                fault_limit=s.fault_limit,
+            )
+        )
+        await self._send(seat, fault_message, hand_number)
+        if s.fault_limit and seat.faults >= s.fault_limit and not seat.sat_out:
+            self._fault(seat, hand_number, pb.SAT_OUT, f"{seat.faults} faults", str(s.on_fault_limit), send=False)
+            self._sit_out(seat)
+
+    async def _receive_action(self, connection: SeatConnection, seat: _Seat) -> pb.Action:
+        """The next Action on the stream, skipping late answers to timed-out requests."""
+        while True:
+            message = await connection.receive()
+            kind = message.WhichOneof("kind")
+            if kind == "action":
+                if message.action.decision_id in seat.stale:
+                    seat.stale.discard(message.action.decision_id)
+                    continue
+                return message.action
+            if kind == "hello":
+                continue
+            raise MessageFault(pb.MALFORMED, "an empty message where an Action was due")
+
+    # --- hands -------------------------------------------------------------------
+
+    async def _play_hand(self, hand_number: int) -> bool:
+        s = self.settings
+        n = len(self.seats)
+        players = [seat.index for seat in self.seats if not seat.sat_out]
+        if len(players) < 2:
+            self.result.reason = "too few seats left"
+            return False
+        nominal_button = (hand_number - 1) % n
+        # the button goes to the last active seat at or before the nominal one
+        button_seat = max((p for p in players if p <= nominal_button), default=players[-1])
+        deck_index = (hand_number - 1) // n if s.duplicate else hand_number - 1
+        deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
+        hand = Hand(s.config, [s.starting_stack] * len(players), players.index(button_seat), deck)
+        hand_id = f"{s.match_id}/{s.table_id}/{hand_number}"
+        for index, table_seat in enumerate(players):
+            seat = self.seats[table_seat]
+            stacks = [s.starting_stack if i in players else 0 for i in range(n)]
+            message = pb.DealerMessage(
+                hand_start=pb.HandStart(
+                    hand_id=hand_id,
+                    hand_number=hand_number,
+                    button=button_seat,
+                    hole_cards=cards_text(hand.holes[index]),
+                    stacks=stacks,
+                )
+            )
+            await self._send(seat, message, hand_number)
+        while hand.actor is not None:
+            seat = self.seats[players[hand.actor]]
+            await self._ask(seat, hand, players, hand_number, hand_id)
+        payoffs = [0] * n
+        for index, table_seat in enumerate(players):
+            payoffs[table_seat] = hand.payoffs[index]  # type: ignore[index]
+        if sum(payoffs) != 0 and not hand.dead:
+            raise AssertionError(f"hand {hand_number}: payoffs {payoffs} do not sum to 0 (R26)")
+        self.result.payoffs.append(payoffs)
+        for table_seat in range(n):
+            self.result.chips_won[table_seat] += payoffs[table_seat]
+        self.result.hands_played += 1
+        await self._send_hand_end(hand, players, payoffs, hand_id, hand_number)
+        if self.on_hand is not None:
+            self.on_hand(hand_number, hand, players, [self.seats[p].name for p in players])
+        return True
+
+    async def _send_hand_end(
+        self, hand: Hand, players: Sequence[int], payoffs: list[int], hand_id: str, hand_number: int
+    ) -> None:
+        history = public_history(hand.view(0).events, players)
+        shown = [
+            pb.ShownHand(seat=players[e.seat], cards=cards_text(e.cards), description=describe(e.rank))
+            for e in hand.events
+            if isinstance(e, HandShown)
+        ]
+        stacks = [0] * len(self.seats)
+        for index, table_seat in enumerate(players):
+            stacks[table_seat] = hand.stacks[index]
+        message = pb.DealerMessage(
+            hand_end=pb.HandEnd(hand_id=hand_id, shown=shown, payoffs=payoffs, stacks=stacks, history=history)
+        )
+        for table_seat in players:
+            await self._send(self.seats[table_seat], message, hand_number)
+
+    async def run(self) -> MatchResult:
+        s = self.settings
+        for seat in self.seats:
+            seat.bank = s.time_bank
+        async with trio.open_nursery() as nursery:
+            for seat in self.seats:
+                nursery.start_soon(self._open, seat, 0)
+        try:
+            for hand_number in range(1, s.hands + 1):
+                if hand_number > 1:
+                    await self._maybe_reconnect(hand_number)
+                if not await self._play_hand(hand_number):
+                    break
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._finish()
+        return self.result
+
+    async def _finish(self) -> None:
+        r = self.result
+        for seat in self.seats:
+            r.sat_out[seat.index] = seat.sat_out
+            r.forfeited[seat.index] = seat.forfeited
+        message = pb.DealerMessage(
+            match_end=pb.MatchEnd(
+                match_id=r.match_id, hands_played=r.hands_played, chips_won=r.chips_won, reason=r.reason
+            )
+        )
+        for seat in self.seats:
+            if seat.connection is not None:
+                with trio.move_on_after(1.0):
+                    try:
+                        await seat.connection.send(message)
+                    except SeatBrokenError:
+                        pass
+                await seat.connection.aclose()
+                seat.connection = None
+
+
+def _describe_action(action: pb.Action) -> str:
+    kind = pb.ActionKind.Name(action.kind).lower()
+    if action.kind == pb.BET_RAISE:
+        return f"{kind} {action.amount}"
+    if action.kind == pb.DISCARD:
+        return f"{kind} {len(action.cards)}" if action.cards else "stand pat"
+    return kind
+
+
+async def run_match(
+    drivers: Sequence[BotDriver],
+    settings: MatchSettings,
+    *,
+    on_hand: HandObserver | None = None,
+    on_fault: Callable[[FaultRecord], None] | None = None,
+) -> MatchResult:
+    """Play ``settings.hands`` hands among ``drivers`` (seat i = drivers[i])."""
+    return await _MatchRunner(drivers, settings, on_hand, on_fault).run()
+

@@ -1,0 +1,103 @@
+"""The one small interface between the dealer and a seat, and the in-process seat.
+
+A :class:`BotDriver` stands for one bot (a process, an address, a Python object) and
+opens one :class:`SeatConnection` per (table, seat) it plays. A connection moves
+protocol messages and nothing else: the match runner decides what they mean, owns
+every deadline, and turns every failure into a recorded fault.
+
+A connection that breaks raises :class:`SeatBrokenError` (the bot's fault: it hung
+up, crashed or sent bytes gRPC would not accept), never anything else.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import trio
+
+from arena.protocol import pb
+
+
+class SeatBrokenError(Exception):
+    """The bot's side of a connection broke (crash, hang-up, oversize or garbage bytes)."""
+
+
+class SeatConnection(Protocol):
+    """One Play stream: send dealer messages, receive bot messages, in order."""
+
+    async def send(self, message: pb.DealerMessage) -> None:
+        """Queue ``message`` for the bot; raises :class:`SeatBrokenError`."""
+        ...
+
+    async def receive(self) -> pb.BotMessage:
+        """The bot's next message; waits as long as it takes (the caller sets deadlines)."""
+        ...
+
+    async def aclose(self) -> None:
+        """End the stream; never raises."""
+        ...
+
+
+class BotDriver(Protocol):
+    """A bot that can sit at tables: ``name`` for records, ``connect`` per seat."""
+
+    name: str
+
+    async def connect(self) -> SeatConnection:
+        """Open a stream for one seat; raises :class:`SeatBrokenError` if the bot is unreachable."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the bot (stop its process, close its channel); never raises."""
+        ...
+
+
+class _Handler(Protocol):
+    def handle(self, message: pb.DealerMessage) -> pb.BotMessage | None: ...
+
+
+class LocalConnection:
+    """A seat played by an in-process object with the SDK's ``handle`` method.
+
+    Messages are serialised and parsed on the way, as on the wire, so that what a
+    local bot sees is exactly what a remote one would.
+    """
+
+    def __init__(self, bot: _Handler) -> None:
+        self._bot = bot
+        self._send, self._receive = trio.open_memory_channel[pb.BotMessage](64)
+        self._closed = False
+
+    async def send(self, message: pb.DealerMessage) -> None:
+        if self._closed:
+            raise SeatBrokenError("connection closed")
+        wire = pb.DealerMessage.FromString(message.SerializeToString())
+        try:
+            reply = self._bot.handle(wire)
+        except Exception as error:  # an in-process bot that raises has crashed
+            self._closed = True
+            raise SeatBrokenError(f"bot raised {type(error).__name__}: {error}") from error
+        if reply is not None:
+            self._send.send_nowait(pb.BotMessage.FromString(reply.SerializeToString()))
+
+    async def receive(self) -> pb.BotMessage:
+        if self._closed:
+            raise SeatBrokenError("connection closed")
+        return await self._receive.receive()
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+
+class LocalBot:
+    """Driver for an in-process bot object (tests, fast self-play)."""
+
+    def __init__(self, bot: _Handler, name: str | None = None) -> None:
+        self.bot = bot
+        self.name = name or getattr(bot, "name", type(bot).__name__)
+
+    async def connect(self) -> SeatConnection:
+        return LocalConnection(self.bot)
+
+    async def aclose(self) -> None:
+        return None
