@@ -1,0 +1,218 @@
+"""The match runner with in-process seats: faults, fallbacks, deadlines and chip conservation."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+from arena.dealer import LocalBot, MatchSettings, OnFaultLimit, SeatBrokenError, run_match
+from arena.engine import GameConfig, Structure
+from arena.policies import CallingStation, RandomPolicy, RuleBased
+from arena.protocol import pb
+from arena.sdk import Bot
+
+
+class PolicyBot(Bot):
+    def __init__(self, policy) -> None:
+        self.policy = policy
+        self.name = policy.name
+
+    def decide(self, decision):
+        return self.policy.decide(decision)
+
+
+class ScriptedBot(Bot):
+    """Answers with whatever ``make`` builds from the request."""
+
+    def __init__(self, make, name: str = "scripted") -> None:
+        self.make = make
+        self.name = name
+
+    def decide(self, decision):
+        return self.make(decision.request)
+
+
+def _conserved(result) -> bool:
+    return sum(result.chips_won) == 0 and all(sum(row) == 0 for row in result.payoffs)
+
+
+@pytest.mark.trio
+async def test_r26_match_between_policies_conserves_chips() -> None:
+    """Every hand's payoffs sum to zero and the match plays every hand."""
+    settings = MatchSettings(config=GameConfig(structure=Structure.NO_LIMIT), hands=200, seed=3)
+    bots = [LocalBot(PolicyBot(RandomPolicy())), LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    result = await run_match(bots, settings)
+    assert 200 == result.hands_played
+    assert _conserved(result)
+    assert [] == result.faults
+
+
+@pytest.mark.trio
+async def test_seeded_match_is_reproducible() -> None:
+    """The same seed deals the same cards: two runs give identical per-hand results (R4)."""
+    settings = MatchSettings(config=GameConfig(), hands=60, seed=11)
+    runs = []
+    for _ in range(2):
+        bots = [LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+        runs.append((await run_match(bots, settings)).payoffs)
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.trio
+async def test_unseeded_match_records_the_seed_it_drew() -> None:
+    """Without a seed the CSPRNG picks one and the result records it, so the match can be replayed."""
+    settings = MatchSettings(config=GameConfig(), hands=5)
+    bots = [LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    first = await run_match(bots, settings)
+    again = await run_match(bots, MatchSettings(config=GameConfig(), hands=5, seed=first.seed))
+    assert first.payoffs == again.payoffs
+
+
+@pytest.mark.trio
+async def test_r24_illegal_amount_is_a_recorded_fault_with_default_applied() -> None:
+    """A raise far past the maximum becomes the default action and an ILLEGAL_ACTION fault."""
+    greedy = ScriptedBot(
+        lambda r: pb.Action(decision_id=r.decision_id, kind=pb.BET_RAISE, amount=10**9)
+        if r.phase != pb.DRAW
+        else pb.Action(decision_id=r.decision_id, kind=pb.DISCARD),
+        "greedy",
+    )
+    result = await run_match(
+        [LocalBot(greedy), LocalBot(PolicyBot(CallingStation()))],
+        MatchSettings(config=GameConfig(structure=Structure.NO_LIMIT), hands=20, seed=5),
+    )
+    reasons = {fault.reason for fault in result.faults}
+    assert {"ILLEGAL_ACTION"} == reasons
+    assert all(f.seat == 0 for f in result.faults)
+    assert all(f.applied in ("check", "fold") for f in result.faults)
+    assert "amount_too_large" in result.faults[0].detail
+    assert _conserved(result)
+
+
+@pytest.mark.trio
+async def test_r24_wrong_decision_id_and_garbage_kinds_are_faults() -> None:
+    """A wrong decision id and an unknown action kind each give their own reason code."""
+    wrong_id = ScriptedBot(lambda r: pb.Action(decision_id="not-it", kind=pb.CALL), "wrong-id")
+    garbage = ScriptedBot(lambda r: pb.Action(decision_id=r.decision_id, kind=99), "garbage")
+    bad_card = ScriptedBot(
+        lambda r: pb.Action(decision_id=r.decision_id, kind=pb.DISCARD, cards=["Zz"]), "bad-card"
+    )
+    result = await run_match(
+        [LocalBot(wrong_id), LocalBot(garbage), LocalBot(bad_card)],
+        MatchSettings(config=GameConfig(), hands=9, seed=2),
+    )
+    by_seat = {seat: {f.reason for f in result.faults if f.seat == seat} for seat in range(3)}
+    assert {"WRONG_DECISION_ID"} == by_seat[0]
+    assert {"MALFORMED"} == by_seat[1]
+    assert "MALFORMED" in by_seat[2] or "ILLEGAL_ACTION" in by_seat[2]
+    assert 9 == result.hands_played
+    assert _conserved(result)
+
+
+@pytest.mark.trio
+async def test_r25_crashing_bot_sits_out_and_match_goes_on() -> None:
+    """A bot that raises mid-hand is broken: DISCONNECTED fault, sits out, others play on."""
+    calls = {"n": 0}
+
+    def crash_on_fifth(request):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise RuntimeError("segfault, say")
+        return pb.Action(decision_id=request.decision_id, kind=pb.CALL if request.phase != pb.DRAW else pb.DISCARD)
+
+    settings = MatchSettings(config=GameConfig(), hands=30, seed=4, reconnect=False)
+    bots = [LocalBot(ScriptedBot(crash_on_fifth, "crashy")), LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    result = await run_match(bots, settings)
+    assert 30 == result.hands_played
+    assert result.sat_out[0] and not result.sat_out[1]
+    assert "DISCONNECTED" in {f.reason for f in result.faults if f.seat == 0}
+    assert _conserved(result)
+
+
+@pytest.mark.trio
+async def test_r25_fault_limit_forfeits_when_set() -> None:
+    """Past the fault limit a seat forfeits when on_fault_limit is 'forfeit'; with two seats the match ends."""
+    wrong = ScriptedBot(lambda r: pb.Action(decision_id="x", kind=pb.CALL), "wrong")
+    settings = MatchSettings(
+        config=GameConfig(), hands=50, seed=1, fault_limit=3, on_fault_limit=OnFaultLimit.FORFEIT
+    )
+    result = await run_match([LocalBot(wrong), LocalBot(PolicyBot(CallingStation()))], settings)
+    assert result.forfeited[0]
+    assert "SAT_OUT" in {f.reason for f in result.faults}
+    assert result.hands_played < 50
+    assert "too few seats left" == result.reason
+    assert _conserved(result)
+
+
+class _SilentConnection:
+    """A seat that says hello and then never answers a decision."""
+
+    def __init__(self) -> None:
+        self._hello_sent = False
+
+    async def send(self, message) -> None:
+        return None
+
+    async def receive(self):
+        if not self._hello_sent:
+            self._hello_sent = True
+            return pb.BotMessage(hello=pb.Hello(name="silent", protocol_version=1))
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _SilentBot:
+    name = "silent"
+
+    async def connect(self):
+        return _SilentConnection()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_r23_timeouts_fall_back_and_use_the_time_bank() -> None:
+    """A silent bot times out on every decision: check if free else fold, draw stands pat; the bank drains once."""
+
+    async def main():
+        settings = MatchSettings(
+            config=GameConfig(), hands=6, seed=8, action_timeout=1.0, time_bank=5.0
+        )
+        start = trio.current_time()
+        result = await run_match([_SilentBot(), LocalBot(PolicyBot(CallingStation()))], settings)
+        return result, trio.current_time() - start
+
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    result, elapsed = trio.run(main, clock=clock)
+    timeouts = [f for f in result.faults if f.reason == "TIMEOUT"]
+    assert timeouts, "the silent seat should time out"
+    assert {f.applied for f in timeouts} <= {"check", "fold", "stand pat"}
+    # the first timeout waits the action clock plus the whole bank, later ones only the clock
+    assert elapsed == pytest.approx(6.0 + 1.0 * (len(timeouts) - 1), abs=1e-6)
+    assert _conserved(result)
+
+
+class _NeverConnects:
+    name = "ghost"
+
+    async def connect(self):
+        raise SeatBrokenError("connection refused")
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.mark.trio
+async def test_r25_unreachable_bot_is_recorded_and_sits_out() -> None:
+    """A bot that cannot be reached is a DISCONNECTED fault; the others still play."""
+    settings = MatchSettings(config=GameConfig(), hands=5, seed=1, reconnect=False)
+    bots = [_NeverConnects(), LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    result = await run_match(bots, settings)
+    assert result.sat_out[0]
+    assert "connection refused" in result.faults[0].detail
+    assert 5 == result.hands_played
+    assert all(row[0] == 0 for row in result.payoffs)
