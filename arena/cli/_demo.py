@@ -10,7 +10,7 @@ from rich.table import Table as RichTable
 
 from arena.engine import Deck, GameConfig, Hand, Structure
 from arena.policies import BUILT_IN
-from arena.tournament import win_rate
+from arena.stats import win_rate
 
 
 @click.command("demo")

@@ -18,6 +18,7 @@ from enum import StrEnum
 
 import trio
 
+from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
 from arena.engine import Deck, GameConfig, Hand, HandShown, IllegalActionError, describe
 from arena.protocol import (
     PROTOCOL_VERSION,
@@ -30,7 +31,6 @@ from arena.protocol import (
     pb,
     public_history,
 )
-from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
 
 
 class OnFaultLimit(StrEnum):
@@ -239,7 +239,9 @@ class _MatchRunner:
 
     # --- decisions ---------------------------------------------------------------
 
-    async def _ask(self, seat: _Seat, hand: Hand, players: Sequence[int], hand_number: int, hand_id: str) -> None:
+    async def _ask(
+        self, seat: _Seat, hand: Hand, players: Sequence[int], hand_number: int, hand_id: str
+    ) -> None:
         """Get one action from ``seat`` for ``hand`` and apply it, or apply the default."""
         s = self.settings
         self._decisions += 1
@@ -292,7 +294,9 @@ class _MatchRunner:
         default = hand.default_action()
         hand.apply(default)
         applied = action_to_message(default, decision_id)
-        self._fault(seat, hand_number, reason, detail, _describe_action(applied), decision_id=decision_id)
+        self._fault(
+            seat, hand_number, reason, detail, _describe_action(applied), decision_id=decision_id
+        )
         seat.faults += 1
         fault_message = pb.DealerMessage(
             fault=pb.Fault(
@@ -306,7 +310,14 @@ class _MatchRunner:
         )
         await self._send(seat, fault_message, hand_number)
         if s.fault_limit and seat.faults >= s.fault_limit and not seat.sat_out:
-            self._fault(seat, hand_number, pb.SAT_OUT, f"{seat.faults} faults", str(s.on_fault_limit), send=False)
+            self._fault(
+                seat,
+                hand_number,
+                pb.SAT_OUT,
+                f"{seat.faults} faults",
+                str(s.on_fault_limit),
+                send=False,
+            )
             self._sit_out(seat)
 
     async def _receive_action(self, connection: SeatConnection, seat: _Seat) -> pb.Action:
@@ -374,7 +385,9 @@ class _MatchRunner:
     ) -> None:
         history = public_history(hand.view(0).events, players)
         shown = [
-            pb.ShownHand(seat=players[e.seat], cards=cards_text(e.cards), description=describe(e.rank))
+            pb.ShownHand(
+                seat=players[e.seat], cards=cards_text(e.cards), description=describe(e.rank)
+            )
             for e in hand.events
             if isinstance(e, HandShown)
         ]
@@ -382,7 +395,9 @@ class _MatchRunner:
         for index, table_seat in enumerate(players):
             stacks[table_seat] = hand.stacks[index]
         message = pb.DealerMessage(
-            hand_end=pb.HandEnd(hand_id=hand_id, shown=shown, payoffs=payoffs, stacks=stacks, history=history)
+            hand_end=pb.HandEnd(
+                hand_id=hand_id, shown=shown, payoffs=payoffs, stacks=stacks, history=history
+            )
         )
         for table_seat in players:
             await self._send(self.seats[table_seat], message, hand_number)
@@ -412,7 +427,10 @@ class _MatchRunner:
             r.forfeited[seat.index] = seat.forfeited
         message = pb.DealerMessage(
             match_end=pb.MatchEnd(
-                match_id=r.match_id, hands_played=r.hands_played, chips_won=r.chips_won, reason=r.reason
+                match_id=r.match_id,
+                hands_played=r.hands_played,
+                chips_won=r.chips_won,
+                reason=r.reason,
             )
         )
         for seat in self.seats:
@@ -444,4 +462,3 @@ async def run_match(
 ) -> MatchResult:
     """Play ``settings.hands`` hands among ``drivers`` (seat i = drivers[i])."""
     return await _MatchRunner(drivers, settings, on_hand, on_fault).run()
-

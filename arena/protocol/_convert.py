@@ -185,9 +185,13 @@ def public_event(event: object, seat_map: Sequence[int] | None = None) -> pb.Pub
     if kind is StubReshuffled:
         return pb.PublicEvent(kind=pb.RESHUFFLED, seat=-1, count=event.size)  # type: ignore[attr-defined]
     if kind is UncalledReturned:
-        return pb.PublicEvent(kind=pb.UNCALLED_RETURNED, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+        return pb.PublicEvent(
+            kind=pb.UNCALLED_RETURNED, seat=seat_of(event.seat), amount=event.amount
+        )  # type: ignore[attr-defined]
     if kind is HandShown:
-        return pb.PublicEvent(kind=pb.SHOWN, seat=seat_of(event.seat), cards=cards_text(event.cards))  # type: ignore[attr-defined]
+        return pb.PublicEvent(
+            kind=pb.SHOWN, seat=seat_of(event.seat), cards=cards_text(event.cards)
+        )  # type: ignore[attr-defined]
     if kind is HandMucked:
         return pb.PublicEvent(kind=pb.MUCKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
     if kind is PotAwarded:
@@ -200,7 +204,9 @@ def public_event(event: object, seat_map: Sequence[int] | None = None) -> pb.Pub
     return None
 
 
-def public_history(events: Iterable[object], seat_map: Sequence[int] | None = None) -> list[pb.PublicEvent]:
+def public_history(
+    events: Iterable[object], seat_map: Sequence[int] | None = None
+) -> list[pb.PublicEvent]:
     return [msg for msg in (public_event(e, seat_map) for e in events) if msg is not None]
 
 

@@ -24,7 +24,7 @@ class _PlayServicer(pb_grpc.BotServicer):
     def __init__(self, bot: Bot) -> None:
         self._bot = bot
 
-    async def Play(  # noqa: N802 - the gRPC method name
+    async def Play(
         self, request_iterator: AsyncIterator[pb.DealerMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.BotMessage]:
         async for message in request_iterator:

@@ -1,6 +1,1 @@
-"""Tournaments, statistics and ratings (layer 4)."""
-
-from arena.tournament._stats import WinRate as WinRate
-from arena.tournament._stats import win_rate as win_rate
-
-__all__ = ["WinRate", "win_rate"]
+"""Tournaments, persistence and ratings (layer 4)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.dealer import LocalBot, MatchSettings, run_match
+from arena.dealer import MatchSettings, run_match
 from arena.dealer._seat import LocalConnection
 from arena.engine import (
     CardsDrawn,

@@ -41,11 +41,15 @@ def _conserved(result) -> bool:
 async def test_r26_match_between_policies_conserves_chips() -> None:
     """Every hand's payoffs sum to zero and the match plays every hand."""
     settings = MatchSettings(config=GameConfig(structure=Structure.NO_LIMIT), hands=200, seed=3)
-    bots = [LocalBot(PolicyBot(RandomPolicy())), LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    bots = [
+        LocalBot(PolicyBot(RandomPolicy())),
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(CallingStation())),
+    ]
     result = await run_match(bots, settings)
-    assert 200 == result.hands_played
+    assert result.hands_played == 200
     assert _conserved(result)
-    assert [] == result.faults
+    assert result.faults == []
 
 
 @pytest.mark.trio
@@ -73,9 +77,11 @@ async def test_unseeded_match_records_the_seed_it_drew() -> None:
 async def test_r24_illegal_amount_is_a_recorded_fault_with_default_applied() -> None:
     """A raise far past the maximum becomes the default action and an ILLEGAL_ACTION fault."""
     greedy = ScriptedBot(
-        lambda r: pb.Action(decision_id=r.decision_id, kind=pb.BET_RAISE, amount=10**9)
-        if r.phase != pb.DRAW
-        else pb.Action(decision_id=r.decision_id, kind=pb.DISCARD),
+        lambda r: (
+            pb.Action(decision_id=r.decision_id, kind=pb.BET_RAISE, amount=10**9)
+            if r.phase != pb.DRAW
+            else pb.Action(decision_id=r.decision_id, kind=pb.DISCARD)
+        ),
         "greedy",
     )
     result = await run_match(
@@ -106,7 +112,7 @@ async def test_r24_wrong_decision_id_and_garbage_kinds_are_faults() -> None:
     assert {"WRONG_DECISION_ID"} == by_seat[0]
     assert {"MALFORMED"} == by_seat[1]
     assert "MALFORMED" in by_seat[2] or "ILLEGAL_ACTION" in by_seat[2]
-    assert 9 == result.hands_played
+    assert result.hands_played == 9
     assert _conserved(result)
 
 
@@ -119,12 +125,19 @@ async def test_r25_crashing_bot_sits_out_and_match_goes_on() -> None:
         calls["n"] += 1
         if calls["n"] == 5:
             raise RuntimeError("segfault, say")
-        return pb.Action(decision_id=request.decision_id, kind=pb.CALL if request.phase != pb.DRAW else pb.DISCARD)
+        return pb.Action(
+            decision_id=request.decision_id,
+            kind=pb.CALL if request.phase != pb.DRAW else pb.DISCARD,
+        )
 
     settings = MatchSettings(config=GameConfig(), hands=30, seed=4, reconnect=False)
-    bots = [LocalBot(ScriptedBot(crash_on_fifth, "crashy")), LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    bots = [
+        LocalBot(ScriptedBot(crash_on_fifth, "crashy")),
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(CallingStation())),
+    ]
     result = await run_match(bots, settings)
-    assert 30 == result.hands_played
+    assert result.hands_played == 30
     assert result.sat_out[0] and not result.sat_out[1]
     assert "DISCONNECTED" in {f.reason for f in result.faults if f.seat == 0}
     assert _conserved(result)
@@ -141,7 +154,7 @@ async def test_r25_fault_limit_forfeits_when_set() -> None:
     assert result.forfeited[0]
     assert "SAT_OUT" in {f.reason for f in result.faults}
     assert result.hands_played < 50
-    assert "too few seats left" == result.reason
+    assert result.reason == "too few seats left"
     assert _conserved(result)
 
 
@@ -210,9 +223,13 @@ class _NeverConnects:
 async def test_r25_unreachable_bot_is_recorded_and_sits_out() -> None:
     """A bot that cannot be reached is a DISCONNECTED fault; the others still play."""
     settings = MatchSettings(config=GameConfig(), hands=5, seed=1, reconnect=False)
-    bots = [_NeverConnects(), LocalBot(PolicyBot(RuleBased())), LocalBot(PolicyBot(CallingStation()))]
+    bots = [
+        _NeverConnects(),
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(CallingStation())),
+    ]
     result = await run_match(bots, settings)
     assert result.sat_out[0]
     assert "connection refused" in result.faults[0].detail
-    assert 5 == result.hands_played
+    assert result.hands_played == 5
     assert all(row[0] == 0 for row in result.payoffs)

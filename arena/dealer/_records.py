@@ -1,0 +1,139 @@
+"""What a match leaves on disk: an event log, hand histories and the result.
+
+One folder per match::
+
+    log.jsonl       structlog JSON lines: match start, faults, match end
+    events.jsonl    one JSON object per engine event, every hand (hidden cards included:
+                    this is the referee's record, not something a bot ever sees)
+    hands.phhs      every hand in PHH (see docs/phh.md), replayable with `arena replay`
+    result.json     chips won per seat, mbb/hand with 95% intervals, faults
+
+Files are appended hand by hand and flushed, so a crash loses at most the hand in
+progress.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import structlog
+import tomli_w
+
+from arena.dealer._match import FaultRecord, MatchResult, MatchSettings
+from arena.engine import Card, Hand
+from arena.history import hand_to_phh
+from arena.stats import win_rate
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if hasattr(value, "value") and not isinstance(value, int):
+        return value.value
+    return value
+
+
+def event_record(event: Any) -> dict[str, Any]:
+    """An engine event as a JSON-ready dict: ``{"event": "Called", "seat": 1, ...}``."""
+    record: dict[str, Any] = {"event": type(event).__name__}
+    for key, value in event._asdict().items():
+        record[key] = _plain(value)
+    return record
+
+
+def summarize(result: MatchResult, big_blind: int, *, duplicate_block: int = 1) -> dict[str, Any]:
+    """The result as JSON: per seat chips and mbb/hand with a 95% interval.
+
+    With duplicate dealing, consecutive blocks of ``duplicate_block`` hands (one deck,
+    every rotation) are the independent unit, which removes most of the card luck.
+    """
+    seats = []
+    for seat, name in enumerate(result.names):
+        per_hand = [row[seat] for row in result.payoffs]
+        block = max(1, duplicate_block)
+        units = [sum(per_hand[i : i + block]) for i in range(0, len(per_hand) - block + 1, block)]
+        rate = win_rate(units, big_blind, hands_per_unit=block)
+        seats.append(
+            {
+                "seat": seat,
+                "name": name,
+                "chips_won": result.chips_won[seat],
+                "mbb_per_hand": round(rate.mbb_per_hand, 1),
+                "ci95": round(rate.ci95, 1) if rate.ci95 != float("inf") else None,
+                "faults": sum(1 for f in result.faults if f.seat == seat),
+                "sat_out": result.sat_out[seat],
+                "forfeited": result.forfeited[seat],
+            }
+        )
+    return {
+        "match_id": result.match_id,
+        "seed": result.seed,
+        "hands_played": result.hands_played,
+        "reason": result.reason,
+        "seats": seats,
+    }
+
+
+class MatchRecorder:
+    """Writes a match's records as it runs; pass its methods to :func:`run_match`."""
+
+    def __init__(self, folder: Path, settings: MatchSettings) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.settings = settings
+        self._log_file: IO[str] = open(self.folder / "log.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        self._events: IO[str] = open(self.folder / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        self._phh: IO[str] = open(self.folder / "hands.phhs", "a", encoding="utf-8")  # noqa: SIM115
+        self.log = structlog.wrap_logger(
+            structlog.WriteLogger(self._log_file),
+            processors=[
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.JSONRenderer(sort_keys=True),
+            ],
+        ).bind(match_id=settings.match_id, table_id=settings.table_id)
+
+    def match_started(self, names: Sequence[str], seed: int | None) -> None:
+        self.log.info(
+            "match_started",
+            players=list(names),
+            seed=seed,
+            hands=self.settings.hands,
+            structure=self.settings.config.structure.value,
+            duplicate=self.settings.duplicate,
+        )
+        self._log_file.flush()
+
+    def on_hand(self, number: int, hand: Hand, seats: Sequence[int], names: Sequence[str]) -> None:
+        """Append the hand's events and its PHH record."""
+        for event in hand.events:
+            record = event_record(event)
+            if "seat" in record:
+                record["seat"] = seats[record["seat"]]
+            record["hand"] = number
+            self._events.write(json.dumps(record) + "\n")
+        self._events.flush()
+        phh = hand_to_phh(hand, players=list(names), seats=list(seats), hand_number=number)
+        self._phh.write(tomli_w.dumps({str(number): phh}) + "\n")
+        self._phh.flush()
+
+    def on_fault(self, fault: FaultRecord) -> None:
+        self.log.warning("fault", **fault.__dict__)
+        self._log_file.flush()
+
+    def match_finished(self, result: MatchResult, *, duplicate_block: int = 1) -> dict[str, Any]:
+        summary = summarize(result, self.settings.config.big_blind, duplicate_block=duplicate_block)  # type: ignore[arg-type]
+        self.log.info("match_finished", **summary)
+        (self.folder / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
+        self.close()
+        return summary
+
+    def close(self) -> None:
+        for handle in (self._log_file, self._events, self._phh):
+            if not handle.closed:
+                handle.close()
