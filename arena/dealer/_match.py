@@ -10,6 +10,7 @@ chips add up after every hand (R26).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -435,11 +436,8 @@ class _MatchRunner:
         )
         for seat in self.seats:
             if seat.connection is not None:
-                with trio.move_on_after(1.0):
-                    try:
-                        await seat.connection.send(message)
-                    except SeatBrokenError:
-                        pass
+                with trio.move_on_after(1.0), contextlib.suppress(SeatBrokenError):
+                    await seat.connection.send(message)
                 await seat.connection.aclose()
                 seat.connection = None
 

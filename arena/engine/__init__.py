@@ -38,6 +38,14 @@ from arena.engine._hand import Phase as Phase
 from arena.engine._pots import Pot as Pot
 from arena.engine._records import *  # noqa: F403 - the records are all public
 from arena.engine._records import __all__ as _records_all
+from arena.engine._seating import BustPolicy as BustPolicy
+from arena.engine._seating import HandSettlement as HandSettlement
+from arena.engine._seating import Positions as Positions
+from arena.engine._seating import SeatInfo as SeatInfo
+from arena.engine._seating import SeatState as SeatState
+from arena.engine._seating import TableError as TableError
+from arena.engine._seating import TableStatistics as TableStatistics
+from arena.engine._table import Table as Table
 from arena.engine._view import SeatView as SeatView
 
 __all__ = [name for name in dir() if not name.startswith("_")]

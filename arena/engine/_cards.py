@@ -111,6 +111,10 @@ def parse_card(text: str) -> Card:
     card = _BY_TEXT.get(text)
     if card is not None:
         return card
+    if not isinstance(text, str):
+        if isinstance(text, Card) and text in _TEXT:
+            return _BY_TEXT[_TEXT[text]]  # already a card: parsing is idempotent
+        raise CardParseError(f"not a card: {text!r} (expected text such as 'As' or 'Jk')")
     cleaned = text.strip()
     if cleaned.startswith("10"):
         cleaned = "T" + cleaned[2:]

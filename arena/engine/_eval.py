@@ -1,18 +1,19 @@
 """The 5-card hand evaluator (R3, with the joker of R2): one integer per hand, higher is better.
 
-Every showdown, bot replay and benchmark funnels through :func:`evaluate`, so it is
-built for speed in pure Python, on the Cactus Kev card layout of :mod:`._cards`:
+Every showdown, policy and benchmark funnels through :func:`evaluate`, so it is pure
+Python built for speed on the Cactus Kev layout of :mod:`._cards`, with two tables
+filled at import (about 50 ms, no outside source):
 
-* a flush (all five cards share a suit bit) is looked up in a list indexed by the OR of
-  the rank bits, which for five distinct ranks names the hand exactly;
-* every other hand is looked up in a dict keyed by the product of the five rank primes,
+* a list indexed by ``(a | b | c | d | e) >> 12``, the rank bits over the suit bits:
+  with five rank bits set the ranks are distinct and the suit bits tell a flush, so
+  half of all hands are settled by four ORs and one index;
+* otherwise (a pair or more) a dict keyed by the product of the five rank primes,
   which is unique per multiset of ranks.
 
-Both tables are built at import from first principles (no treys at run time). Ranks:
-``1`` (7-5-4-3-2 offsuit) .. ``7462`` (royal flush) for standard hands, then five of a
-kind ``7463`` (five Twos) .. ``7475`` (five Aces), which only the joker can make. The
-joker has prime 0, so its product is 0, the dict lookup misses and only then does the
-slow path run: ordinary hands pay nothing for joker support.
+Ranks: ``1`` (7-5-4-3-2 offsuit) .. ``7462`` (royal flush), then five of a kind
+``7463`` (five Twos) .. ``7475`` (five Aces), which only the joker makes. The joker
+(bit 29) indexes past the end of the list, so joker hands leave the fast path by an
+exception that costs ordinary hands nothing (Python 3.11 ``try`` is free).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from collections import Counter
 from collections.abc import Sequence
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
-from typing import Literal
 
 from arena.engine._cards import JOKER_VALUE, RANK_PRIMES
 
@@ -30,16 +30,12 @@ __all__ = [
     "MAX_RANK",
     "MAX_STANDARD_RANK",
     "HandCategory",
-    "JokerMode",
     "category",
     "describe",
     "evaluate",
     "evaluate5",
     "qualifies_jacks_or_better",
 ]
-
-JokerMode = Literal["bug", "wild"] | None
-"""How the joker plays (R2): ``"bug"``, ``"wild"``, or ``None`` for a 52-card table."""
 
 
 class HandCategory(IntEnum):
@@ -94,7 +90,9 @@ def _straight_top(bits: int) -> int:
     return low + 4 if bits == 0b11111 << low else -1
 
 
-def _build_tables() -> tuple[list[int], dict[int, int], list[HandCategory], list[tuple[int, ...]]]:
+def _build_tables() -> tuple[
+    list[int], list[int], dict[int, int], list[HandCategory], list[tuple[int, ...]]
+]:
     """Rank every distinct 5-card hand class and fill the lookup tables.
 
     Each class gets a (category, key) where the key lists ranks by (count, rank)
@@ -102,12 +100,14 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[HandCategory], list
     suits ignored), so the tables need no outside source.
     """
     entries: list[tuple[HandCategory, tuple[int, ...], bool, int]] = []
+    distinct: list[tuple[int, int]] = []  # (rank bits, product) of five distinct ranks
     for combo in combinations(range(13), 5):
         bits = 0
         product = 1
         for r in combo:
             bits |= 1 << r
             product *= RANK_PRIMES[r]
+        distinct.append((bits, product))
         top = _straight_top(bits)
         if top >= 0:
             entries.append((HandCategory.STRAIGHT, (top,), False, product))
@@ -150,44 +150,56 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[HandCategory], list
     for r in range(13):
         categories.append(HandCategory.FIVE_OF_A_KIND)
         keys.append((r,))
-    return flush, by_product, categories, keys
+
+    # (a | b | c | d | e) >> 12 holds the rank bits over the suit bits. With five rank
+    # bits set the ranks are distinct and one suit bit means a flush, so that index
+    # alone settles the hand; fewer rank bits (a pair or more) leave 0 for the product.
+    # The list ends right after the highest index (A-K-Q-J-T, all suits): the joker
+    # (bit 29) indexes past it.
+    by_or = [0] * ((0b11111 << 8 << 4 | 0xF) + 1)
+    for bits, product in distinct:
+        for suits in range(1, 16):
+            by_or[bits << 4 | suits] = by_product[product] if suits & (suits - 1) else flush[bits]
+    return by_or, flush, by_product, categories, keys
 
 
-_FLUSH, _PRODUCT, _CATEGORIES, _KEYS = _build_tables()
+_BY_OR, _FLUSH, _PRODUCT, _CATEGORIES, _KEYS = _build_tables()
 
 
-def evaluate5(a: int, b: int, c: int, d: int, e: int, joker: JokerMode = None) -> int:
-    """Rank five distinct cards given one by one (no tuple to unpack): higher is better.
+def evaluate5(a: int, b: int, c: int, d: int, e: int, joker: str | None = None) -> int:
+    """Rank five distinct cards given one by one (no sequence to unpack): higher is better.
 
-    Same result as :func:`evaluate`; callers that already hold the cards in locals
-    (the showdown, bots searching draws) save building and unpacking a sequence.
+    Same result as :func:`evaluate`, for callers that already hold the cards in locals
+    (bots weighing draws).
     """
-    if a & b & c & d & e & 0xF000:
-        return _FLUSH[(a | b | c | d | e) >> 16]
     try:
-        return _PRODUCT[(a & 0xFF) * (b & 0xFF) * (c & 0xFF) * (d & 0xFF) * (e & 0xFF)]
-    except KeyError:
+        return (
+            _BY_OR[(a | b | c | d | e) >> 12]
+            or _PRODUCT[(a & 0xFF) * (b & 0xFF) * (c & 0xFF) * (d & 0xFF) * (e & 0xFF)]
+        )
+    except (IndexError, KeyError):  # the joker, or not five distinct cards
         return _evaluate_special((a, b, c, d, e), joker)
 
 
-def evaluate(cards: Sequence[int], joker: JokerMode = None) -> int:
+def evaluate(cards: Sequence[int], joker: str | None = None) -> int:
     """Rank exactly five distinct cards (R3): higher is better, equal means a split pot.
 
     Standard hands rank 1..7462, five of a kind (joker only) 7463..7475. ``joker`` is
-    the table's joker option (R2); a hand holding the joker needs ``"bug"`` or
-    ``"wild"``, else :class:`ValueError`. Five-card hands only: Five Card Draw never
-    picks the best five out of more.
+    the table's joker option (R2): ``"bug"``, ``"wild"``, or ``"off"``/``None`` (a
+    ``JokerMode`` member works too); a hand holding the joker at a table without one
+    is a :class:`ValueError`. Five cards only: Five Card Draw never picks
+    the best five of more. For speed, cards are not checked for duplicates.
     """
     try:
         a, b, c, d, e = cards
+        return (
+            _BY_OR[(a | b | c | d | e) >> 12]
+            or _PRODUCT[(a & 0xFF) * (b & 0xFF) * (c & 0xFF) * (d & 0xFF) * (e & 0xFF)]
+        )
+    except (IndexError, KeyError):  # the joker, or not five distinct cards
+        return _evaluate_special(tuple(cards), joker)
     except ValueError:
         raise ValueError(f"a hand is exactly 5 cards, got {len(cards)}") from None
-    if a & b & c & d & e & 0xF000:
-        return _FLUSH[(a | b | c | d | e) >> 16]
-    try:
-        return _PRODUCT[(a & 0xFF) * (b & 0xFF) * (c & 0xFF) * (d & 0xFF) * (e & 0xFF)]
-    except KeyError:
-        return _evaluate_special((a, b, c, d, e), joker)
 
 
 # Ranks bounding the categories the bug may make when not playing as an ace (R2).
@@ -198,18 +210,24 @@ _STRAIGHT_FLUSH_LOW = min(
 )
 
 
-def _evaluate_special(cards: tuple[int, ...], joker: JokerMode) -> int:
-    """The slow path: a hand with the joker (R2), or input that is not a valid hand."""
+def _evaluate_special(cards: tuple[int, ...], joker: str | None) -> int:
+    """The slow path: a hand with the joker (R2), or input that is not a valid hand.
+
+    The joker is tried as every rank and the best result kept. Wild, any result counts.
+    The bug counts as an Ace (even one already held: As + bug is a pair of Aces) or as
+    any card when the result is a straight, flush or straight flush; so As-Ks-9s-5s +
+    bug is the flush A-K-Q-9-5 (the highest spade missing).
+    """
     others = [card for card in cards if card != JOKER_VALUE]
     if len(others) == 5 or len(set(cards)) != 5:
         raise ValueError(f"not five distinct cards: {cards!r}")
-    if joker is None:
+    if joker is None or joker == "off":
         raise ValueError(
-            "the hand holds the joker but the table plays without one (joker=None); "
+            f"the hand holds the joker but the table plays without one (joker={joker!r}); "
             "pass joker='bug' or joker='wild' (R2)"
         )
     if joker != "bug" and joker != "wild":
-        raise ValueError(f"joker must be 'bug', 'wild' or None, not {joker!r}")
+        raise ValueError(f"joker must be 'bug', 'wild', 'off' or None, not {joker!r}")
     a, b, c, d = others
     rank_a = (a >> 8) & 0xF
     four_bits = (a | b | c | d) >> 16
@@ -297,7 +315,7 @@ def describe(rank: int, *, kickers: bool = False) -> str:
 _JACKS_OR_BETTER = _PRODUCT[29 * 29 * 5 * 3 * 2]
 
 
-def qualifies_jacks_or_better(cards: Sequence[int], joker: JokerMode = None) -> bool:
+def qualifies_jacks_or_better(cards: Sequence[int], joker: str | None = None) -> bool:
     """Whether a hand may open a Jackpots pot (R28): a pair of Jacks or anything better.
 
     ``joker`` is the table's joker option, as for :func:`evaluate`: a Jack with a wild
