@@ -37,7 +37,6 @@ from arena.engine._hand import LegalActions as LegalActions
 from arena.engine._hand import Phase as Phase
 from arena.engine._pots import Pot as Pot
 from arena.engine._records import *  # noqa: F403 - the records are all public
-from arena.engine._records import __all__ as _records_all
 from arena.engine._seating import BustPolicy as BustPolicy
 from arena.engine._seating import HandSettlement as HandSettlement
 from arena.engine._seating import Positions as Positions

@@ -1,0 +1,170 @@
+"""The table's records: seat states, frozen snapshots and per-deal results (R20-R22, R25, R26).
+
+These are what the dealer and the reports read; :class:`~arena.engine.Table` owns the
+mutable state behind them and hands out only these frozen copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.engine._errors import EngineInvariantError
+
+
+class SeatState(StrEnum):
+    """Where a seat stands for the next deal."""
+
+    EMPTY = "empty"
+    ACTIVE = "active"
+    """Dealt into the next deal (or into the one running)."""
+    WAITING = "waiting"
+    """Seated, not yet dealt in: waits for the big blind, or to post in where allowed (R21, R22)."""
+    SITTING_OUT = "sitting_out"
+    """Not playing; collects missed-blind markers as blinds pass it (R22, R25)."""
+
+
+class BustPolicy(StrEnum):
+    """What happens to a player whose stack reaches 0 at the end of a deal."""
+
+    SIT_OUT = "sit_out"
+    LEAVE = "leave"
+
+
+class TableError(ValueError):
+    """A seating request the table cannot honour now (the caller's fault); nothing changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat as the dealer and reports see it.
+
+    ``missed_big`` / ``missed_small`` are the R22 markers MB and MS. ``owes_entry`` is
+    True for a player who joined after the first deal and has not yet posted a big blind
+    (R21). ``wants_to_post`` is the choice a waiting player made: post to come back at
+    once where allowed, or wait for the big blind.
+    """
+
+    seat: int
+    name: str | None = None
+    stack: int = 0
+    state: SeatState = SeatState.EMPTY
+    missed_big: bool = False
+    missed_small: bool = False
+    owes_entry: bool = False
+    wants_to_post: bool = False
+    in_hand: bool = False
+    leaving: bool = False
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The R22 buttons shown at the seat: ``("MB",)``, ``("MS",)``, both or none."""
+        return (("MB",) if self.missed_big else ()) + (("MS",) if self.missed_small else ())
+
+
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """Who held what in one deal, in table seats.
+
+    ``button`` may be an empty or sitting-out seat (a dead button, R20);
+    ``small_blind`` is None when the small blind is dead. ``dealt`` lists the seats
+    dealt in, in seat order: index ``i`` of the :class:`~arena.engine.Hand` is seat
+    ``dealt[i]``. ``posts`` are the extra forced posts as ``(seat, live, dead)``.
+    """
+
+    button: int
+    small_blind: int | None
+    big_blind: int | None
+    dealt: tuple[int, ...]
+    posts: tuple[tuple[int, int, int], ...] = ()
+
+    @property
+    def dead_button(self) -> bool:
+        return self.button not in self.dealt
+
+    def index_of(self, seat: int) -> int:
+        """The :class:`~arena.engine.Hand` index of table ``seat``."""
+        return self.dealt.index(seat)
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettlement:
+    """What :meth:`Table.finish_hand` did: chips per seat, the carried pot, who left."""
+
+    hand_number: int
+    payoffs: tuple[tuple[int, int], ...]
+    """``(seat, net chips won or lost)`` for each dealt-in seat."""
+    carried_pot: int
+    """Chips a dead Jackpots deal left for the next one (R28); else 0."""
+    busted: tuple[int, ...]
+    departed: tuple[tuple[int, str, int], ...]
+    """``(seat, name, chips taken)`` for players who left when the deal ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatistics:
+    """A frozen snapshot of the table between (or during) deals."""
+
+    hands_dealt: int
+    positions: Positions | None
+    """The last deal's positions (None before the first)."""
+    carried_pot: int
+    total_chips: int
+    hand_in_progress: bool
+    seats: tuple[SeatInfo, ...]
+
+
+# --- internal: the table's mutable seat record and seat geometry -----------------
+
+
+@dataclass(slots=True)
+class PlayerRecord:
+    name: str
+    stack: int
+    state: SeatState
+    missed_big: bool = False
+    missed_small: bool = False
+    owes_entry: bool = False
+    wants_to_post: bool = False
+    leaving: bool = False
+
+    @property
+    def owes(self) -> bool:
+        return self.owes_entry or self.missed_big or self.missed_small
+
+    def clear_debts(self) -> None:
+        self.missed_big = self.missed_small = self.owes_entry = self.wants_to_post = False
+
+
+@dataclass(slots=True)
+class DealPlan:
+    """Everything one deal changes, computed before anything is changed."""
+
+    positions: Positions
+    entering: tuple[int, ...] = ()
+    mark_big: tuple[int, ...] = ()
+    mark_small: tuple[int, ...] = ()
+    sb_position: int | None = None
+
+
+def clockwise(start: int, seats: int) -> Iterator[int]:
+    """Every seat after ``start`` clockwise, ending with ``start`` itself."""
+    for k in range(1, seats + 1):
+        yield (start + k) % seats
+
+
+def between(start: int, seat: int, stop: int, seats: int, *, include_start: bool = False) -> bool:
+    """Whether ``seat`` lies clockwise after ``start`` and before ``stop``."""
+    offset = (seat - start) % seats
+    return (include_start or offset > 0) and offset < (stop - start) % seats
+
+
+def button_index(dealt: tuple[int, ...], button: int, seats: int) -> int:
+    """The Hand index for the button: the button's player, or for a dead button the last
+    player dealt in before it, so everything "left of the button" starts where it should."""
+    for k in range(seats):
+        seat = (button - k) % seats
+        if seat in dealt:
+            return dealt.index(seat)
+    raise EngineInvariantError("no player dealt in")  # pragma: no cover
