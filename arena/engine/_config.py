@@ -82,6 +82,14 @@ class GameConfig:
             except ValueError:
                 allowed = ", ".join(repr(member.value) for member in enum)
                 raise ConfigError(key, f"{value!r} is not one of {allowed}") from None
+        for key in ("small_blind", "big_blind", "small_bet", "big_bet"):
+            # Check what was given before deriving the rest, so 0 is not taken as
+            # "unset" and an error names the setting the user wrote.
+            value = getattr(self, key)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value <= 0
+            ):
+                raise ConfigError(key, f"must be a positive whole number of chips, got {value!r}")
         if self.structure is Structure.FIXED_LIMIT:
             small_bet = self.small_bet or self.big_blind or 2
             object.__setattr__(self, "small_bet", small_bet)

@@ -1,0 +1,203 @@
+"""Rules R27-R29: ante games, Jackpots (jacks or better to open) and proving openers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.engine import (
+    CALL,
+    CHECK,
+    FOLD,
+    STAND_PAT,
+    STANDARD_DECK,
+    BetRaise,
+    CardsDrawn,
+    Deck,
+    Discard,
+    GameConfig,
+    Hand,
+    HandDead,
+    HandShown,
+    IllegalActionError,
+    Phase,
+    PotAwarded,
+    Reason,
+    RoundStarted,
+    StubReshuffled,
+    evaluate,
+    format_cards,
+    parse_cards,
+)
+
+ANTES = {"forced_bets": "antes", "ante": 1}
+JACKPOTS = {**ANTES, "opening": "jacks_or_better"}
+# Seat 0 junk, seat 1 a pair of tens (cannot open), seat 2 a pair of jacks (can open).
+HANDS = ["Ac Kd 8h 6s 3c", "Tc Td 4h 5s 2c", "Jc Jd 7h 5d 2h"]
+
+
+def stacked_deck(hands, button, stub="", *, seed=0):
+    """A deck that deals ``hands[seat]`` to each seat (R9), then ``stub``, then the rest."""
+    n = len(hands)
+    holes = [parse_cards(hand) for hand in hands]
+    head = [holes[(button + 1 + k) % n][j] for j in range(5) for k in range(n)]
+    head.extend(parse_cards(stub))
+    assert len(set(head)) == len(head), "a card is stacked twice"
+    rest = [card for card in STANDARD_DECK if card not in set(head)]
+    return Deck.stacked([*head, *rest], rng=random.Random(seed))
+
+
+def new_hand(hands=HANDS, *, button=0, carried_pot=0, seed=0, **settings):
+    """A hand dealing ``hands[seat]`` to each seat."""
+    deck = stacked_deck(hands, button, seed=seed)
+    config = GameConfig(**settings)
+    return Hand(config, [100] * len(hands), button, deck, carried_pot=carried_pot)
+
+
+def play(hand, *actions):
+    """Apply ``actions`` in turn; ``None`` stands for a whole draw of standing pat."""
+    for action in actions:
+        if action is None:
+            while hand.phase is Phase.DRAW:
+                hand.apply(STAND_PAT)
+        else:
+            hand.apply(action)
+
+
+def openers_shown(hand):
+    """The R29 proofs of openers among the events."""
+    return [e for e in hand.events if isinstance(e, HandShown) and e.openers]
+
+
+# --- R27 ante game betting ------------------------------------------------------------
+
+
+def test_r27_ante_game_first_round_starts_left_of_button_and_may_check():
+    """With antes only, the player left of the button acts first and may check."""
+    hand = new_hand(**ANTES)
+    legal = hand.legal_actions()
+    assert (hand.actor, legal.can_check, legal.can_fold, legal.max_raise_to) == (1, True, False, 2)
+
+
+def test_r27_ante_game_checked_round_goes_to_the_draw():
+    """When everyone checks the first round of an ante game, the draw follows."""
+    hand = new_hand(**ANTES)
+    play(hand, CHECK, CHECK, CHECK)
+    assert hand.phase == Phase.DRAW
+
+
+def test_r27_ante_game_second_round_starts_with_last_raiser():
+    """Seat 2 opens, seat 0 raises: after the draw seat 0 acts first."""
+    hand = new_hand(**ANTES)
+    play(hand, CHECK, BetRaise(2), BetRaise(4), CALL, CALL, None)
+    assert (hand.phase, hand.actor) == (Phase.POSTDRAW_BETTING, 0)
+
+
+def test_r27_ante_game_second_round_starts_with_opener_if_nobody_raised():
+    """Seat 2 opens and everyone calls: after the draw the opener acts first."""
+    hand = new_hand(**ANTES)
+    play(hand, CHECK, BetRaise(2), CALL, CALL, None)
+    assert hand.actor == 2
+
+
+def test_r27_ante_game_second_round_starts_left_of_button_if_nobody_bet():
+    """If nobody bet before the draw, the second round starts left of the button."""
+    hand = new_hand(button=1, **ANTES)
+    play(hand, CHECK, CHECK, CHECK, None)
+    assert hand.actor == 2
+
+
+# --- R28 jackpots ------------------------------------------------------------------------
+
+
+def test_r28_jacks_or_better_required_to_open():
+    """A pair of tens may not open (checking is fine); a pair of jacks may."""
+    hand = new_hand(**JACKPOTS)
+    legal = hand.legal_actions()
+    assert (legal.can_check, legal.can_raise) == (True, False)
+    with pytest.raises(IllegalActionError) as info:
+        hand.apply(BetRaise(2))
+    assert info.value.reason == Reason.NOT_QUALIFIED_TO_OPEN
+    play(hand, CHECK)
+    assert True is hand.legal_actions().can_raise
+    play(hand, BetRaise(2))
+    assert hand.opener == 2
+
+
+def test_r28_after_an_open_anyone_may_call_or_raise():
+    """Once jacks opened, a player without openers may raise and another may call."""
+    hand = new_hand(**JACKPOTS)
+    play(hand, CHECK, BetRaise(2), BetRaise(4), CALL, CALL)
+    assert (hand.phase, hand.committed) == (Phase.DRAW, [5, 5, 5])
+
+
+def test_r28_nobody_opens_hand_is_dead():
+    """If nobody opens, the hand ends without a draw and the antes stay in the pot."""
+    hand = new_hand(**JACKPOTS)
+    play(hand, CHECK, CHECK, CHECK)
+    assert (hand.is_over, hand.dead, hand.carried_out) == (True, True, 3)
+    assert HandDead(3) == hand.events[-1]
+    assert RoundStarted("draw") not in hand.events
+    assert (hand.payoffs, sum(hand.stacks)) == ([-1, -1, -1], 297)
+
+
+def test_r28_carried_pot_goes_to_the_next_winner():
+    """The pot of a dead hand joins the next hand's main pot and goes to its winner."""
+    hand = new_hand(carried_pot=3, **JACKPOTS)
+    assert hand.pot_total == 6
+    play(hand, CHECK, BetRaise(2), FOLD, FOLD)
+    assert [PotAwarded(2, 6, 0)] == [e for e in hand.events if isinstance(e, PotAwarded)]
+    assert hand.payoffs == [-1, -1, 5]
+
+
+# --- R29 proving openers --------------------------------------------------------------------
+
+
+def test_r29_openers_shown_when_opener_wins_uncontested():
+    """An opener who wins without a call still shows the jacks it opened with."""
+    hand = new_hand(**JACKPOTS)
+    play(hand, CHECK, BetRaise(2), FOLD, FOLD)
+    openers = parse_cards(HANDS[2])
+    assert [HandShown(2, openers, evaluate(openers), openers=True)] == openers_shown(hand)
+
+
+def test_r29_openers_shown_even_after_fold():
+    """An opener who breaks its pair at the draw and later folds still shows its original five cards."""
+    hand = new_hand(**JACKPOTS)
+    play(hand, CHECK, BetRaise(2), CALL, CALL)
+    play(hand, STAND_PAT, Discard(parse_cards("Jc")), STAND_PAT)
+    play(hand, CHECK, BetRaise(4), FOLD, FOLD)
+    openers = parse_cards(HANDS[2])
+    assert [HandShown(2, openers, evaluate(openers), openers=True)] == openers_shown(hand)
+    assert hand.payoffs == [6, -3, -3]
+
+
+def test_r29_no_openers_to_show_in_a_dead_hand():
+    """A dead hand had no opener, so nothing is shown."""
+    hand = new_hand(**JACKPOTS)
+    play(hand, CHECK, CHECK, CHECK)
+    assert openers_shown(hand) == []
+
+
+def seven_players_drawing(seed=0):
+    """Seven Jackpots players: seat 0 opens with jacks and draws 3, all others call and draw 5."""
+    others = [c for c in STANDARD_DECK if c not in parse_cards("Jc Jd 2h 3s 4c")]
+    hands = ["Jc Jd 2h 3s 4c"] + [format_cards(others[5 * k : 5 * k + 5]) for k in range(6)]
+    hand = Hand(GameConfig(**JACKPOTS), [100] * 7, 6, stacked_deck(hands, 6, seed=seed))
+    play(hand, BetRaise(2), *[CALL] * 6)
+    hand.discard(parse_cards("2h 3s 4c"))
+    while hand.phase is Phase.DRAW:
+        hand.discard(tuple(hand.holes[hand.actor]))
+    return hand
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_r29_opener_discards_not_reshuffled(seed):
+    """Under R17 the pool holds the last card and others' discards, never the opener's three."""
+    hand = seven_players_drawing(seed)
+    reshuffles = [e for e in hand.events if isinstance(e, StubReshuffled)]
+    assert [StubReshuffled(3, 3, 11), StubReshuffled(5, 3, 11)] == reshuffles
+    drawn = {card for e in hand.events if isinstance(e, CardsDrawn) for card in e.drawn}
+    assert set() == drawn & set(parse_cards("2h 3s 4c"))
+    assert sorted(STANDARD_DECK) == sorted(hand.all_cards())
