@@ -408,7 +408,7 @@ class Hand:
         faced = self._faced[seat]
         if faced is not None and current - faced < self._min_increment:
             return 0, 0  # R14: a short all-in raise does not reopen the betting
-        if self._others_with_chips(seat) == 0:
+        if not self._other_has_chips(seat):
             return 0, 0
         config = self.config
         if current == 0 and config.opening is Opening.JACKS_OR_BETTER and self.opener is None:
@@ -480,10 +480,14 @@ class Hand:
         if len(set(discarded)) != len(discarded):
             raise IllegalActionError(Reason.DUPLICATE_CARD, "the same card is discarded twice")
 
-    def _others_with_chips(self, seat: int) -> int:
+    def _other_has_chips(self, seat: int) -> bool:
+        """Whether another live seat still has chips (an early-exit loop: this is hot)."""
         stacks = self.stacks
         folded = self.folded
-        return sum(1 for i in range(self.n) if i != seat and not folded[i] and stacks[i] > 0)
+        for i in range(self.n):  # noqa: SIM110 - any() over a generator is slower here
+            if i != seat and stacks[i] > 0 and not folded[i]:
+                return True
+        return False
 
     def _check(self, seat: int) -> list[Event]:
         self._faced[seat] = self._current_bet
@@ -574,7 +578,7 @@ class Hand:
                 continue
             if bets[seat] < current:
                 return seat
-            if faced[seat] is None and self._others_with_chips(seat) > 0:
+            if faced[seat] is None and self._other_has_chips(seat):
                 return seat
         return None
 
