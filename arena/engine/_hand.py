@@ -25,7 +25,6 @@ from arena.engine._errors import EngineInvariantError, IllegalActionError, Reaso
 from arena.engine._eval import evaluate, qualifies_jacks_or_better
 from arena.engine._pots import Pot, build_pots, split_pot
 from arena.engine._records import (
-    CALL,
     CHECK,
     FOLD,
     STAND_PAT,
@@ -65,6 +64,9 @@ class Phase(IntEnum):
     DRAW = 2
     POSTDRAW_BETTING = 3
     OVER = 4
+
+
+_DRAW = Phase.DRAW
 
 
 class ForcedPost(NamedTuple):
@@ -122,6 +124,47 @@ class Hand:
     it, which gives the same order for everything that starts "left of the button".
     """
 
+    __slots__ = (
+        "_aggressor",
+        "_aggressor_round1",
+        "_bets_made",
+        "_clockwise",
+        "_current_bet",
+        "_draw_order",
+        "_draw_pos",
+        "_faced",
+        "_fixed",
+        "_jacks",
+        "_joker",
+        "_live",
+        "_min_increment",
+        "_muck",
+        "_opener_hand",
+        "_reveal_all",
+        "_set_aside",
+        "_street",
+        "actor",
+        "bets",
+        "button",
+        "carried_pot",
+        "committed",
+        "config",
+        "dead",
+        "deck",
+        "draw_counts",
+        "events",
+        "folded",
+        "holes",
+        "n",
+        "opener",
+        "payoffs",
+        "phase",
+        "pots",
+        "shown",
+        "stacks",
+        "starting_stacks",
+    )
+
     def __init__(
         self,
         config: GameConfig,
@@ -135,14 +178,17 @@ class Hand:
         n = len(stacks)
         if not 2 <= n <= 7:
             raise ValueError(f"a hand needs 2 to 7 players (R1), got {n}")
-        if any(chips <= 0 for chips in stacks):
+        if min(stacks) <= 0:
             raise ValueError(f"every dealt-in player needs chips, got stacks {list(stacks)}")
         if not 0 <= button < n:
             raise ValueError(f"button {button} is not a seat of {n}")
         self.config = config
         self._joker = None if config.joker is JokerMode.OFF else config.joker.value
+        self._jacks = config.opening is Opening.JACKS_OR_BETTER
+        self._reveal_all = config.showdown_reveal is ShowdownReveal.ALL
         self.n = n
         self.button = button
+        self._clockwise = [(button + 1 + k) % n for k in range(n)]  # from the button's left
         self.starting_stacks: tuple[int, ...] = tuple(stacks)
         self.stacks: list[int] = list(stacks)
         self.bets: list[int] = [0] * n
@@ -165,6 +211,7 @@ class Hand:
         self._set_aside: list[Card] = []
         self._live = n
         self._faced: list[int | None] = [None] * n
+        self._fixed = config.structure is _FIXED
         self._current_bet = 0
         self._min_increment = 0
         self._bets_made = 0
@@ -256,10 +303,14 @@ class Hand:
         to_call = self._current_bet - self.bets[seat]
         if kind is Fold:
             if to_call <= 0:
-                raise IllegalActionError(Reason.CANNOT_FOLD, "nothing to call: check instead of folding")
+                raise IllegalActionError(
+                    Reason.CANNOT_FOLD, "nothing to call: check instead of folding"
+                )
         elif kind is Check:
             if to_call > 0:
-                raise IllegalActionError(Reason.CANNOT_CHECK, f"cannot check facing a bet of {to_call} to call")
+                raise IllegalActionError(
+                    Reason.CANNOT_CHECK, f"cannot check facing a bet of {to_call} to call"
+                )
         elif kind is BetRaise:
             self._verify_raise(seat, action.amount)  # type: ignore[union-attr]
         elif kind is not Call:
@@ -269,7 +320,9 @@ class Hand:
         seat = self._require_actor()
         self._require_betting()
         if self._current_bet <= self.bets[seat]:
-            raise IllegalActionError(Reason.CANNOT_FOLD, "nothing to call: check instead of folding")
+            raise IllegalActionError(
+                Reason.CANNOT_FOLD, "nothing to call: check instead of folding"
+            )
         self.folded[seat] = True
         self._live -= 1
         muck = self._muck
@@ -293,8 +346,10 @@ class Hand:
 
     def check_or_call(self) -> list[Event]:
         """Call the current bet, or check when there is nothing to call (PHH ``cc``)."""
-        seat = self._require_actor()
-        self._require_betting()
+        seat = self.actor
+        if seat is None or self.phase is _DRAW:
+            self._require_actor()
+            self._require_betting()
         to_call = self._current_bet - self.bets[seat]
         if to_call <= 0:
             return self._check(seat)
@@ -341,20 +396,24 @@ class Hand:
         seat = self._require_actor()
         discarded = tuple(cards)
         self._verify_discard(seat, discarded)
-        hole = self.holes[seat]
-        for card in discarded:
-            hole.remove(card)
-        mark = len(self.events)
-        drawn = self._deal_replacements(seat, len(discarded)) if discarded else []
-        hole.extend(drawn)
-        if seat == self.opener and self.config.opening is Opening.JACKS_OR_BETTER:
-            self._set_aside.extend(discarded)  # R29: kept to prove openers
+        events = self.events
+        mark = len(events)
+        count = len(discarded)
+        if count:
+            hole = self.holes[seat]
+            kept = [card for card in hole if card not in discarded]
+            deck = self.deck
+            drawn = deck.deal(count) if len(deck) > count else self._deal_replacements(seat, count)
+            kept += drawn
+            self.holes[seat] = kept
+            if self._jacks and seat == self.opener:
+                self._set_aside.extend(discarded)  # R29: kept to prove openers
+            else:
+                self._muck += [(seat, card) for card in discarded]
+            events.append(CardsDrawn(seat, discarded, tuple(drawn)))
         else:
-            muck = self._muck
-            for card in discarded:
-                muck.append((seat, card))
-        self.draw_counts[seat] = len(discarded)
-        self.events.append(CardsDrawn(seat, discarded, tuple(drawn)))
+            events.append(CardsDrawn(seat, (), ()))
+        self.draw_counts[seat] = count
         self._draw_pos += 1
         if self._draw_pos < len(self._draw_order):
             self.actor = self._draw_order[self._draw_pos]
@@ -364,7 +423,7 @@ class Hand:
 
     # --- views ------------------------------------------------------------------
 
-    def view(self, seat: int):  # noqa: ANN201 - SeatView is defined in _view
+    def view(self, seat: int):
         """What ``seat`` may know: its own cards and everything public (see :class:`SeatView`)."""
         from arena.engine._view import view_of
 
@@ -372,7 +431,9 @@ class Hand:
 
     def all_cards(self) -> list[Card]:
         """Every card the hand holds anywhere (hands, stub, muck, set aside): for invariant checks."""
-        cards = [card for seat, hole in enumerate(self.holes) if not self.folded[seat] for card in hole]
+        cards = [
+            card for seat, hole in enumerate(self.holes) if not self.folded[seat] for card in hole
+        ]
         cards.extend(self.deck.remaining)
         cards.extend(card for _, card in self._muck)
         cards.extend(self._set_aside)
@@ -394,8 +455,10 @@ class Hand:
         return seat
 
     def _require_betting(self) -> None:
-        if self.phase is Phase.DRAW:
-            raise IllegalActionError(Reason.WRONG_PHASE, "it is the draw: discard cards or stand pat")
+        if self.phase is _DRAW:
+            raise IllegalActionError(
+                Reason.WRONG_PHASE, "it is the draw: discard cards or stand pat"
+            )
 
     def _raise_bounds(self, seat: int) -> tuple[int, int]:
         """(min, max) raise-to for ``seat``, or (0, 0) when it may not bet or raise."""
@@ -420,8 +483,8 @@ class Hand:
                 config.uncapped_heads_up and self._live == 2
             ):
                 return 0, 0
-            size = config.small_bet if self._street == 1 else config.big_bet
-            target = current + size  # type: ignore[operator]
+            # a raise goes one full bet above the current bet, also after a short all-in
+            target = current + (config.small_bet if self._street == 1 else config.big_bet)  # type: ignore[operator]
             target = target if target < all_in_to else all_in_to
             return target, target
         low = current + max(self._min_increment, config.big_blind)  # type: ignore[type-var]
@@ -437,7 +500,9 @@ class Hand:
 
     def _verify_raise(self, seat: int, amount: int) -> None:
         if not isinstance(amount, int) or isinstance(amount, bool):
-            raise IllegalActionError(Reason.UNKNOWN_ACTION, f"amount must be a whole number, got {amount!r}")
+            raise IllegalActionError(
+                Reason.UNKNOWN_ACTION, f"amount must be a whole number, got {amount!r}"
+            )
         low, high = self._raise_bounds(seat)
         if high == 0:
             if self._current_bet - (self.bets[seat] + self.stacks[seat]) >= 0:
@@ -466,7 +531,7 @@ class Hand:
             )
 
     def _verify_discard(self, seat: int, discarded: Sequence[Card]) -> None:
-        if self.phase is not Phase.DRAW:
+        if self.phase is not _DRAW:
             raise IllegalActionError(Reason.WRONG_PHASE, "discards are only made at the draw")
         if len(discarded) > self.config.max_draw:
             raise IllegalActionError(
@@ -477,7 +542,7 @@ class Hand:
         for card in discarded:
             if card not in hole:
                 raise IllegalActionError(Reason.CARD_NOT_HELD, f"{card!s} is not in this hand")
-        if len(set(discarded)) != len(discarded):
+        if len(discarded) > 1 and len(set(discarded)) != len(discarded):
             raise IllegalActionError(Reason.DUPLICATE_CARD, "the same card is discarded twice")
 
     def _other_has_chips(self, seat: int) -> bool:
@@ -491,10 +556,11 @@ class Hand:
 
     def _check(self, seat: int) -> list[Event]:
         self._faced[seat] = self._current_bet
-        mark = len(self.events)
-        self.events.append(Checked(seat))
+        events = self.events
+        mark = len(events)
+        events.append(Checked(seat))
         self._advance(seat)
-        return self.events[mark:]
+        return events[mark:]
 
     def _post(self, seat: int, amount: int, live: bool) -> int:
         """Move up to ``amount`` from the stack; all-in for less when short (R14)."""
@@ -519,17 +585,25 @@ class Hand:
         if config.forced_bets is ForcedBets.BLINDS:
             if blinds is None:
                 if n == 2:  # R7: the button posts the small blind
-                    blinds = BlindPlan(big_blind_seat=left, small_blind_seat=self.button)
+                    blinds = BlindPlan(left, self.button)
                 else:
-                    blinds = BlindPlan(big_blind_seat=(left + 1) % n, small_blind_seat=left)
+                    blinds = BlindPlan((left + 1) % n, left)
             if blinds.small_blind_seat is not None:
                 seat = blinds.small_blind_seat
-                events.append(BlindPosted(seat, self._post(seat, config.small_blind, True), BlindKind.SMALL))  # type: ignore[arg-type]
+                events.append(
+                    BlindPosted(seat, self._post(seat, config.small_blind, True), BlindKind.SMALL)
+                )  # type: ignore[arg-type]
             seat = blinds.big_blind_seat
-            events.append(BlindPosted(seat, self._post(seat, config.big_blind, True), BlindKind.BIG))  # type: ignore[arg-type]
+            events.append(
+                BlindPosted(seat, self._post(seat, config.big_blind, True), BlindKind.BIG)
+            )  # type: ignore[arg-type]
             for post in blinds.extra_posts:
                 if post.live:
-                    events.append(BlindPosted(post.seat, self._post(post.seat, post.live, True), BlindKind.BIG))
+                    events.append(
+                        BlindPosted(
+                            post.seat, self._post(post.seat, post.live, True), BlindKind.BIG
+                        )
+                    )
                 if post.dead:
                     paid = self._post(post.seat, post.dead, live=False)
                     events.append(BlindPosted(post.seat, paid, BlindKind.DEAD_SMALL, dead=True))
@@ -594,9 +668,12 @@ class Hand:
 
     def _return_uncalled(self) -> None:
         bets = self.bets
-        top = max(range(self.n), key=bets.__getitem__)
-        second = max(bets[i] for i in range(self.n) if i != top)
-        excess = bets[top] - second
+        highest = max(bets)
+        if highest == 0:
+            return
+        top = bets.index(highest)
+        second = max(bets[:top] + bets[top + 1 :])
+        excess = highest - second
         if excess > 0:
             bets[top] -= excess
             self.committed[top] -= excess
@@ -611,7 +688,7 @@ class Hand:
         self._bets_made = 0
         if self._street == 1:
             self._aggressor_round1 = self._aggressor
-            if self.config.opening is Opening.JACKS_OR_BETTER and self.opener is None:
+            if self._jacks and self.opener is None:
                 self._finish_dead()
                 return
             self._start_draw()
@@ -619,12 +696,9 @@ class Hand:
             self._showdown()
 
     def _start_draw(self) -> None:
-        self.phase = Phase.DRAW
-        n = self.n
-        left = self.button + 1
-        self._draw_order = [
-            (left + k) % n for k in range(n) if not self.folded[(left + k) % n]
-        ]
+        self.phase = _DRAW
+        folded = self.folded
+        self._draw_order = [seat for seat in self._clockwise if not folded[seat]]
         self._draw_pos = 0
         self.events.append(RoundStarted("draw"))
         self.actor = self._draw_order[0]
@@ -674,45 +748,63 @@ class Hand:
         self._settle({})
 
     def _showdown_order(self) -> list[int]:
+        """R19: the last aggressor of the second round first, else the button's left; clockwise."""
         n = self.n
-        start = self._aggressor if self._aggressor is not None else (self.button + 1) % n
-        return [(start + k) % n for k in range(n) if not self.folded[(start + k) % n]]
+        folded = self.folded
+        start = self._aggressor if self._aggressor is not None else self._clockwise[0]
+        return [(start + k) % n for k in range(n) if not folded[(start + k) % n]]
 
     def _showdown(self) -> None:
         """R19: show in order, cards speak, split ties, odd chips clockwise from the button's left."""
         mode = self._joker
-        ranks: dict[int, int] = {}
-        for seat in range(self.n):
-            if not self.folded[seat]:
-                ranks[seat] = evaluate(self.holes[seat], mode) if mode else evaluate(self.holes[seat])
-        order = self._showdown_order()
-        self.pots = pots = build_pots(self.committed, self.folded, self.carried_pot)
-        n = self.n
-        left = self.button + 1
-        clockwise = [(left + k) % n for k in range(n)]
-        awards: dict[int, int] = {}
+        holes = self.holes
+        folded = self.folded
+        live = [seat for seat in self._clockwise if not folded[seat]]
+        if mode is None:
+            ranks = {seat: evaluate(holes[seat]) for seat in live}
+        else:
+            ranks = {seat: evaluate(holes[seat], mode) for seat in live}
+        committed = self.committed
+        level = committed[live[0]]
+        if max(committed) == level and all(committed[seat] == level for seat in live):
+            pots = [Pot(self.pot_total, tuple(live))]  # no side pots: the common case
+        else:
+            pots = build_pots(committed, folded, self.carried_pot)
+        self.pots = pots
         pot_winners: list[list[int]] = []
         for pot in pots:
-            best = max(ranks[seat] for seat in pot.eligible)
-            winners = [seat for seat in clockwise if seat in pot.eligible and ranks[seat] == best]
-            pot_winners.append(winners)
-        must_show = {seat for winners in pot_winners for seat in winners}
-        best_shown = -1
+            eligible = pot.eligible
+            best = max(ranks[seat] for seat in eligible)
+            # eligible seats come in table order; winners must be in clockwise order
+            pot_winners.append([seat for seat in live if seat in eligible and ranks[seat] == best])
         events = self.events
-        for k, seat in enumerate(order):
-            rank = ranks[seat]
-            reveal = self.config.showdown_reveal is ShowdownReveal.ALL
-            if not reveal:
-                reveal = k == 0 or rank >= best_shown or seat in must_show
-            if reveal:
-                cards = tuple(self.holes[seat])
-                self.shown[seat] = cards
-                events.append(HandShown(seat, cards, rank))
-                best_shown = max(best_shown, rank)
+        shown = self.shown
+        if self._reveal_all:
+            for seat in self._showdown_order():
+                cards = tuple(holes[seat])
+                shown[seat] = cards
+                events.append(HandShown(seat, cards, ranks[seat]))
+        else:
+            must_show = {seat for winners in pot_winners for seat in winners}
+            best_shown = -1
+            for k, seat in enumerate(self._showdown_order()):
+                rank = ranks[seat]
+                if k == 0 or rank >= best_shown or seat in must_show:
+                    cards = tuple(holes[seat])
+                    shown[seat] = cards
+                    events.append(HandShown(seat, cards, rank))
+                    if rank > best_shown:
+                        best_shown = rank
+                else:
+                    events.append(HandMucked(seat))
+        awards: dict[int, int] = {}
+        for index, pot in enumerate(pots):
+            winners = pot_winners[index]
+            if len(winners) == 1:
+                shares = [(winners[0], pot.amount)]
             else:
-                events.append(HandMucked(seat))
-        for index, (pot, winners) in enumerate(zip(pots, pot_winners, strict=True)):
-            for seat, amount in split_pot(pot.amount, winners):
+                shares = split_pot(pot.amount, winners)
+            for seat, amount in shares:
                 if amount:
                     events.append(PotAwarded(seat, amount, index))
                     awards[seat] = awards.get(seat, 0) + amount
@@ -721,21 +813,23 @@ class Hand:
 
     def _prove_openers(self) -> None:
         """R29: the opener's original hand is shown at the end, even after a fold."""
-        if self.config.opening is Opening.JACKS_OR_BETTER and self.opener is not None:
+        if self._jacks and self.opener is not None:
             mode = self._joker
             cards = self._opener_hand
             rank = evaluate(cards, mode) if mode else evaluate(cards)
             self.events.append(HandShown(self.opener, cards, rank, openers=True))
 
     def _settle(self, awards: dict[int, int]) -> None:
-        paid_in = [self.starting_stacks[i] - self.stacks[i] for i in range(self.n)]
+        stacks = self.stacks
         total_awarded = sum(awards.values())
         expected = self.pot_total if not self.dead else 0
         if total_awarded != expected:
             raise EngineInvariantError(f"awarded {total_awarded} of a pot of {expected} (R26)")
         for seat, amount in awards.items():
-            self.stacks[seat] += amount
-        self.payoffs = [awards.get(i, 0) - paid_in[i] for i in range(self.n)]
+            stacks[seat] += amount
+        self.payoffs = [
+            after - before for after, before in zip(stacks, self.starting_stacks, strict=True)
+        ]
         if not self.dead:
             self.committed = [0] * self.n
             self.carried_pot = 0
