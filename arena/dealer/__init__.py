@@ -1,6 +1,13 @@
 """The dealer (layer 3): Trio tasks that run tables, ask seats for decisions under
 deadlines, and launch and talk to bots."""
 
+from arena.dealer._grpc import BotStartError as BotStartError
+from arena.dealer._grpc import GrpcBot as GrpcBot
+from arena.dealer._grpc import GrpcConnection as GrpcConnection
+from arena.dealer._grpc import wait_healthy as wait_healthy
+from arena.dealer._launch import LaunchedBot as LaunchedBot
+from arena.dealer._launch import driver_from_spec as driver_from_spec
+from arena.dealer._launch import open_bot as open_bot
 from arena.dealer._match import FaultRecord as FaultRecord
 from arena.dealer._match import MatchResult as MatchResult
 from arena.dealer._match import MatchSettings as MatchSettings
@@ -14,7 +21,11 @@ from arena.dealer._seat import SeatConnection as SeatConnection
 
 __all__ = [
     "BotDriver",
+    "BotStartError",
     "FaultRecord",
+    "GrpcBot",
+    "GrpcConnection",
+    "LaunchedBot",
     "LocalBot",
     "LocalConnection",
     "MatchResult",
@@ -22,5 +33,8 @@ __all__ = [
     "OnFaultLimit",
     "SeatBrokenError",
     "SeatConnection",
+    "driver_from_spec",
+    "open_bot",
     "run_match",
+    "wait_healthy",
 ]

@@ -1,0 +1,381 @@
+"""The gRPC bot driver: one ``grpc.aio`` channel per bot, one Play stream per seat.
+
+gRPC runs on the shared asyncio loop (:mod:`arena.dealer._bridge`). Each
+:class:`GrpcConnection` has two loop-side tasks:
+
+* a reader that reads the stream continuously and pushes every ``BotMessage`` into a
+  Trio memory channel, then one end marker saying why the stream ended (the bot
+  hung up, crashed, sent an oversize message or bytes that are not a BotMessage);
+* a writer that drains a queue of ``DealerMessage`` into ``call.write`` in order.
+  Trio appends to the queue (a deque) and wakes the loop only when no wake-up is
+  already pending, so a burst of messages (hand end, next hand start, first
+  decision) costs one cross-thread wake-up, not one each.
+
+So Trio's ``receive()`` is a plain memory-channel receive (cancelling it loses
+nothing), and ``send()`` only queues (a write is never cancelled half-way, which in
+``grpc.aio`` would cancel the whole RPC). ``send()`` waits only when more than
+:data:`MAX_UNWRITTEN` messages are still unwritten (the bot stopped reading).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import math
+import weakref
+from collections.abc import Callable
+
+import grpc
+import grpc.aio
+import trio
+from google.protobuf.message import DecodeError
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.dealer import _bridge
+from arena.dealer._seat import SeatBrokenError
+from arena.protocol import pb
+
+PLAY_METHOD = "/arena.v1.Bot/Play"
+MAX_UNWRITTEN = 64
+"""Messages queued for a bot before ``send()`` waits for gRPC to take them."""
+MAX_UNREAD = 256
+"""Messages a bot may send ahead of the dealer reading them before its stream is cut."""
+
+
+_open_bots: weakref.WeakSet[GrpcBot] = weakref.WeakSet()
+
+
+async def _close_open_bots() -> None:
+    for bot in list(_open_bots):
+        await bot._close_channel()
+
+
+_bridge.add_shutdown_hook(_close_open_bots)
+
+
+class BotStartError(SeatBrokenError):
+    """A bot never became ready: its process exited, or it never answered the health check."""
+
+
+class _End:
+    """The reader's last item: why the stream ended."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
+    return [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", max_message_bytes),
+        # a bot that is still starting should be found within ~0.1 s, not gRPC's 1 s+
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 250),
+    ]
+
+
+def _status_text(error: grpc.aio.AioRpcError) -> str:
+    details = (error.details() or "").strip()
+    return f"{error.code().name}: {details}" if details else error.code().name
+
+
+class GrpcConnection:
+    """One Play stream (one seat at one table). Made by :meth:`GrpcBot.connect`."""
+
+    def __init__(self, bot: GrpcBot, token: trio.lowlevel.TrioToken) -> None:
+        self._bot = bot
+        send, self._inbox = trio.open_memory_channel[pb.BotMessage | _End](math.inf)
+        self._push: Callable[[pb.BotMessage | _End], bool] = _bridge.trio_pusher(token, send)
+        self._end: str | None = None  # Trio side: the end marker was received
+        self._closed = False
+        self._sent = 0  # written by Trio only
+        self._taken = 0  # written by Trio only
+        # loop side
+        self._call: grpc.aio.StreamStreamCall | None = None
+        self._outbox: collections.deque[pb.DealerMessage | None] = collections.deque()
+        self._kick_pending = False  # a _kick is scheduled on the loop and has not run yet
+        self._has_work: asyncio.Event | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._progress: asyncio.Event | None = None
+        self._written = 0  # written by the loop only
+        self._received = 0  # written by the loop only
+        self._failed: str | None = None  # why the stream or a write failed (loop side)
+
+    # --- Trio side -------------------------------------------------------------
+
+    async def send(self, message: pb.DealerMessage) -> None:
+        """Queue ``message``; raises :class:`SeatBrokenError` once the stream is over."""
+        self._raise_if_over()
+        if self._sent - self._written >= MAX_UNWRITTEN:
+            await _bridge.run_on_loop(self._wait_writable)
+            self._raise_if_over()
+        self._sent += 1
+        self._outbox.append(message)
+        if not self._kick_pending:
+            self._kick_pending = True
+            _bridge.call_soon(self._kick)
+
+    async def receive(self) -> pb.BotMessage:
+        """The bot's next message; cancellation-safe (nothing is lost)."""
+        if self._end is not None:
+            raise SeatBrokenError(self._end)
+        item = await self._inbox.receive()
+        if isinstance(item, _End):
+            self._end = item.reason
+            raise SeatBrokenError(item.reason)
+        self._taken += 1
+        return item
+
+    async def aclose(self) -> None:
+        """Half-close, give the bot ``close_timeout`` to finish, then cancel; never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await _bridge.run_on_loop(self._close_gracefully)
+        except Exception:
+            pass
+        finally:
+            _bridge.call_soon(self._abort, "the dealer closed the stream")
+
+    def _raise_if_over(self) -> None:
+        if self._closed:
+            raise SeatBrokenError("the dealer closed the stream")
+        if self._end is not None:
+            raise SeatBrokenError(self._end)
+        if self._failed is not None:
+            raise SeatBrokenError(self._failed)
+
+    # --- loop side ---------------------------------------------------------------
+
+    def _start(self, call: grpc.aio.StreamStreamCall) -> None:
+        self._call = call
+        self._has_work = asyncio.Event()
+        self._progress = asyncio.Event()
+        self._reader = asyncio.create_task(self._read_loop(call), name=f"read {self._bot.name}")
+        self._writer = asyncio.create_task(self._write_loop(call), name=f"write {self._bot.name}")
+
+    def _kick(self) -> None:
+        # clear the flag first: a send that still sees it set is drained by this kick
+        self._kick_pending = False
+        if self._has_work is not None:
+            self._has_work.set()
+
+    async def _wait_writable(self) -> None:
+        assert self._progress is not None
+        while self._failed is None and self._sent - self._written >= MAX_UNWRITTEN:
+            self._progress.clear()
+            await self._progress.wait()
+
+    def _fail(self, reason: str) -> None:
+        if self._failed is None:
+            self._failed = reason
+        if self._progress is not None:
+            self._progress.set()
+
+    async def _write_loop(self, call: grpc.aio.StreamStreamCall) -> None:
+        assert self._has_work is not None and self._progress is not None
+        outbox = self._outbox
+        try:
+            while True:
+                self._has_work.clear()
+                while outbox:
+                    message = outbox.popleft()
+                    if message is None:
+                        await call.done_writing()
+                        return
+                    await call.write(message)
+                    self._written += 1
+                    self._progress.set()
+                if not outbox:
+                    await self._has_work.wait()
+        except grpc.aio.AioRpcError as error:
+            self._fail(_status_text(error))
+        except asyncio.InvalidStateError:
+            self._fail("the stream is already over")
+        except asyncio.CancelledError:
+            self._fail("the dealer closed the stream")
+            raise
+
+    async def _read_loop(self, call: grpc.aio.StreamStreamCall) -> None:
+        reason = "the bot ended the stream"
+        try:
+            while True:
+                raw = await call.read()
+                if raw is grpc.aio.EOF:
+                    break
+                try:
+                    message = pb.BotMessage.FromString(raw)
+                except DecodeError:
+                    reason = f"the bot sent {len(raw)} bytes that are not a BotMessage"
+                    call.cancel()
+                    break
+                self._received += 1
+                if self._received - self._taken > MAX_UNREAD:
+                    reason = f"the bot sent more than {MAX_UNREAD} messages nobody asked for"
+                    call.cancel()
+                    break
+                if not self._push(message):
+                    return  # the Trio run is over: nobody is listening
+        except grpc.aio.AioRpcError as error:
+            reason = _status_text(error)
+        except asyncio.CancelledError:
+            reason = "the dealer closed the stream"
+            self._fail(reason)
+            self._push(_End(reason))
+            raise
+        except Exception as error:  # a gRPC internal surprise: still the bot's stream
+            reason = f"{type(error).__name__}: {error}"
+        self._fail(reason)
+        self._push(_End(reason))
+
+    async def _close_gracefully(self) -> None:
+        if self._has_work is None or self._reader is None:
+            return
+        try:
+            if not self._reader.done():
+                self._outbox.append(None)  # after what is queued: done_writing
+                self._has_work.set()
+                await asyncio.wait({self._reader}, timeout=self._bot.close_timeout)
+        finally:
+            self._abort("the dealer closed the stream")
+
+    def _abort(self, reason: str) -> None:
+        self._fail(reason)
+        if self._call is not None:
+            self._call.cancel()
+        for task in (self._reader, self._writer):
+            if task is not None and not task.done():
+                task.cancel()
+        self._bot._connections.discard(self)
+
+
+class GrpcBot:
+    """A driver for a bot already listening at ``address`` (``host:port`` or ``unix:PATH``).
+
+    One channel for the bot (opened at the first :meth:`connect`), one Play stream per
+    seat. ``connect_timeout`` bounds the wait for the channel to be READY at each
+    connect; ``close_timeout`` is how long a closing stream waits for the bot to
+    finish after MatchEnd before it is cancelled.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        address: str,
+        *,
+        max_message_bytes: int = 1 << 20,
+        connect_timeout: float = 5.0,
+        close_timeout: float = 1.0,
+    ) -> None:
+        self.name = name
+        self.address = address
+        self.max_message_bytes = max_message_bytes
+        self.connect_timeout = connect_timeout
+        self.close_timeout = close_timeout
+        self._channel: grpc.aio.Channel | None = None
+        self._play: grpc.aio.StreamStreamMultiCallable | None = None
+        self._connections: set[GrpcConnection] = set()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"GrpcBot({self.name!r}, {self.address!r})"
+
+    async def connect(self) -> GrpcConnection:
+        """Open a Play stream; raises :class:`SeatBrokenError` if the bot is unreachable."""
+        if self._closed:
+            raise SeatBrokenError(f"{self.name}: the driver is closed")
+        connection = GrpcConnection(self, trio.lowlevel.current_trio_token())
+        try:
+            await _bridge.run_on_loop(self._open_stream, connection)
+        except BaseException:
+            _bridge.call_soon(connection._abort, "connect failed")
+            raise
+        return connection
+
+    async def wait_healthy(self, timeout: float, *, service: str = "") -> None:
+        """Return once the bot's health check says SERVING; :class:`BotStartError` after ``timeout``."""
+        await _bridge.run_on_loop(self._wait_healthy, timeout, service)
+
+    async def aclose(self) -> None:
+        """Cancel every open stream and close the channel; never raises."""
+        self._closed = True
+        with contextlib.suppress(Exception):
+            await _bridge.run_on_loop(self._close_channel)
+
+    # --- loop side ---------------------------------------------------------------
+
+    def _ensure_channel(self) -> grpc.aio.Channel:
+        if self._channel is None:
+            self._channel = grpc.aio.insecure_channel(
+                self.address, options=_channel_options(self.max_message_bytes)
+            )
+            self._play = self._channel.stream_stream(
+                PLAY_METHOD, request_serializer=pb.DealerMessage.SerializeToString
+            )
+            _open_bots.add(self)
+        return self._channel
+
+    async def _open_stream(self, connection: GrpcConnection) -> None:
+        channel = self._ensure_channel()
+        if channel.get_state(try_to_connect=True) is not grpc.ChannelConnectivity.READY:
+            try:
+                await asyncio.wait_for(channel.channel_ready(), self.connect_timeout)
+            except TimeoutError:
+                raise SeatBrokenError(
+                    f"cannot reach {self.name} at {self.address} within {self.connect_timeout:g} s"
+                ) from None
+        if self._closed:
+            raise SeatBrokenError(f"{self.name}: the driver is closed")
+        assert self._play is not None
+        connection._start(self._play())
+        self._connections.add(connection)
+
+    async def _wait_healthy(self, timeout: float, service: str) -> None:
+        channel = self._ensure_channel()
+        stub = health_pb2_grpc.HealthStub(channel)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        last = "no answer"
+        request = health_pb2.HealthCheckRequest(service=service)
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                reply = await stub.Check(request, timeout=min(remaining, 1.0), wait_for_ready=True)
+            except grpc.aio.AioRpcError as error:
+                if error.code() is grpc.StatusCode.UNIMPLEMENTED:
+                    return  # reachable, just without the health service: good enough
+                if error.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
+                    state = channel.get_state().name
+                    last = f"no answer, channel {state}: is anything listening there?"
+                else:
+                    last = _status_text(error)
+            else:
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+                last = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
+        raise BotStartError(
+            f"{self.name} at {self.address} not healthy within {timeout:g} s (last: {last})"
+        )
+
+    async def _close_channel(self) -> None:
+        for connection in list(self._connections):
+            connection._abort("the driver was closed")
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            await channel.close()
+
+
+async def wait_healthy(address: str, timeout: float, *, service: str = "") -> None:
+    """Wait until the bot at ``address`` reports SERVING; :class:`BotStartError` after ``timeout``."""
+    bot = GrpcBot(address, address)
+    try:
+        await bot.wait_healthy(timeout, service=service)
+    finally:
+        with trio.CancelScope(shield=True):
+            await bot.aclose()

@@ -1,0 +1,401 @@
+"""Launch a bot as a child process and drive it over gRPC.
+
+The arena picks where the bot listens (a free TCP port on 127.0.0.1 by default, or a
+unix socket in a fresh temporary directory) and tells the bot in two ways: the
+environment variable ``ARENA_BOT_ADDRESS`` and the placeholders ``{address}`` and
+``{port}`` in its command. It then waits for the bot's health check, failing fast
+(with the tail of the bot's stderr) if the process exits first.
+
+The child is started with ``trio.lowlevel.open_process`` (``subprocess`` underneath:
+never ``os.fork``, which hangs with gRPC running, and no ``preexec_fn``) in a new
+session, so stopping it (SIGTERM, a grace period, SIGKILL) reaches its whole process
+group, and it is always waited for (no zombies). Its stdout and stderr are copied by
+Trio tasks into log files capped at ``log_limit_bytes`` each.
+
+Resource limits use util-linux ``prlimit`` as a wrapper (``prlimit --as=BYTES
+--cpu=SECONDS -- command...``): ``memory_limit_mb`` caps the address space (a Python
+gRPC bot needs a few hundred MB of it), ``cpu_seconds`` the CPU time (SIGXCPU, then
+SIGKILL). Asking for a limit where ``prlimit`` is missing is an error.
+
+A launched bot needs an owner for its process and log tasks: use
+``async with open_bot(...) as driver``, or call :meth:`LaunchedBot.start` with a
+nursery and :meth:`LaunchedBot.aclose` yourself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+import trio
+
+from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
+from arena.dealer._seat import BotDriver, SeatBrokenError
+
+ADDRESS_ENV = "ARENA_BOT_ADDRESS"
+"""Where a launched bot must listen; equal to ``arena.sdk.ADDRESS_ENV`` (a test checks)."""
+
+Transport = Literal["tcp", "unix"]
+_TAIL_BYTES = 2000
+_CHUNK = 65536
+
+
+def free_tcp_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on right now (the bot binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def parse_command(command: str | Sequence[str]) -> list[str]:
+    """A command as a list of arguments; a string is split like a shell would (no shell runs)."""
+    argv = shlex.split(command) if isinstance(command, str) else [str(arg) for arg in command]
+    if not argv:
+        raise ValueError("empty bot command")
+    return argv
+
+
+def limit_command(
+    argv: list[str], *, memory_limit_mb: int | None = None, cpu_seconds: int | None = None
+) -> list[str]:
+    """``argv`` wrapped in ``prlimit`` for the limits asked for (unchanged if none)."""
+    limits = []
+    if memory_limit_mb is not None:
+        limits.append(f"--as={int(memory_limit_mb) << 20}")
+    if cpu_seconds is not None:
+        limits.append(f"--cpu={int(cpu_seconds)}")
+    if not limits:
+        return argv
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        raise BotStartError("resource limits need util-linux `prlimit`, which is not on PATH")
+    return [prlimit, *limits, "--", *argv]
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:64] or "bot"
+
+
+class _Log:
+    """Copies one pipe into a file capped at ``limit`` bytes, keeping a short tail in memory."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+        self.tail = b""
+        self.done = trio.Event()
+
+    async def copy(self, stream: trio.abc.ReceiveStream) -> None:
+        """Copy until EOF or the stream is closed; never raises (but Cancelled)."""
+        try:
+            file = self.path.open("wb", buffering=0)
+        except OSError:
+            file = None  # no log, but keep draining, or the bot blocks on a full pipe
+        written = 0
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(_CHUNK)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    break
+                if not chunk:
+                    break
+                self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
+                if file is None or written >= self.limit:
+                    continue
+                part = chunk[: self.limit - written]
+                written += len(part)
+                try:
+                    file.write(part)
+                    if written >= self.limit:
+                        file.write(f"\n[arena: log truncated at {self.limit} bytes]\n".encode())
+                except OSError:  # disk full or gone: stop logging, keep draining
+                    written = self.limit
+        finally:
+            if file is not None:
+                file.close()
+            self.done.set()
+
+    def tail_text(self, lines: int = 10) -> str:
+        text = self.tail.decode("utf-8", "replace").rstrip()
+        return "\n".join(text.splitlines()[-lines:])
+
+
+class LaunchedBot:
+    """A driver that starts ``command`` as a bot process and plays it over gRPC.
+
+    ``command``: a list of arguments or a shell-like string (split with :mod:`shlex`;
+    no shell runs); ``{address}`` and ``{port}`` in it are replaced. ``env`` adds to
+    (overrides) the dealer's environment; ``ARENA_BOT_ADDRESS`` is always set.
+    ``transport``: ``"tcp"`` (127.0.0.1, a free port) or ``"unix"`` (a socket in a
+    fresh temporary directory, removed at close; ``{port}`` is then an error).
+    ``log_dir``: where ``<name>.stdout.log`` and ``<name>.stderr.log`` go (overwritten;
+    default: a fresh temporary directory, kept). ``startup_timeout`` bounds the wait for
+    the health check; ``stop_timeout`` is the grace between SIGTERM and SIGKILL.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: str | Sequence[str],
+        *,
+        workdir: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        transport: Transport = "tcp",
+        startup_timeout: float = 10.0,
+        stop_timeout: float = 2.0,
+        log_dir: str | os.PathLike[str] | None = None,
+        log_limit_bytes: int = 1_000_000,
+        memory_limit_mb: int | None = None,
+        cpu_seconds: int | None = None,
+        max_message_bytes: int = 1 << 20,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        if transport not in ("tcp", "unix"):
+            raise ValueError(f"transport must be 'tcp' or 'unix', not {transport!r}")
+        self.name = name
+        self.command = parse_command(command)
+        if transport == "unix" and any("{port}" in arg for arg in self.command):
+            raise ValueError(f"{name}: {{port}} in the command needs transport='tcp'")
+        self.workdir = workdir
+        self.env = dict(env or {})
+        self.transport = transport
+        self.startup_timeout = startup_timeout
+        self.stop_timeout = stop_timeout
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.log_limit_bytes = log_limit_bytes
+        self.memory_limit_mb = memory_limit_mb
+        self.cpu_seconds = cpu_seconds
+        self.max_message_bytes = max_message_bytes
+        self.connect_timeout = connect_timeout
+        self.address: str | None = None
+        self.process: trio.Process | None = None
+        self.stdout_log: Path | None = None
+        self.stderr_log: Path | None = None
+        self._grpc: GrpcBot | None = None
+        self._logs: list[_Log] = []
+        self._socket_dir: str | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"LaunchedBot({self.name!r}, {shlex.join(self.command)!r}, address={self.address!r})"
+
+    # --- start -------------------------------------------------------------------
+
+    def _pick_address(self) -> tuple[str, str]:
+        if self.transport == "unix":
+            self._socket_dir = tempfile.mkdtemp(prefix="arena-")
+            return f"unix:{self._socket_dir}/bot.sock", ""
+        port = free_tcp_port()
+        return f"127.0.0.1:{port}", str(port)
+
+    def _argv(self, address: str, port: str) -> list[str]:
+        argv = [arg.replace("{address}", address).replace("{port}", port) for arg in self.command]
+        return limit_command(
+            argv, memory_limit_mb=self.memory_limit_mb, cpu_seconds=self.cpu_seconds
+        )
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Start the process (its log tasks go in ``nursery``) and wait until it is healthy.
+
+        Raises :class:`BotStartError` if it cannot run, exits first, or stays unhealthy
+        past ``startup_timeout``; the process is stopped before the error propagates.
+        """
+        if self.process is not None:
+            raise RuntimeError(f"{self.name}: already started")
+        self.address, port = self._pick_address()
+        try:
+            argv = self._argv(self.address, port)
+        except BaseException:
+            self._remove_socket_dir()
+            raise
+        log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(self.name)}-"))
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.stdout_log = log_dir / f"{_safe_name(self.name)}.stdout.log"
+        self.stderr_log = log_dir / f"{_safe_name(self.name)}.stderr.log"
+        env = {**os.environ, **self.env, ADDRESS_ENV: self.address}
+        try:
+            self.process = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.workdir,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as error:
+            self._remove_socket_dir()
+            raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: {error}") from error
+        stdout, stderr = (
+            _Log(self.stdout_log, self.log_limit_bytes),
+            _Log(self.stderr_log, self.log_limit_bytes),
+        )
+        self._logs = [stdout, stderr]
+        assert self.process.stdout is not None and self.process.stderr is not None
+        nursery.start_soon(stdout.copy, self.process.stdout)
+        nursery.start_soon(stderr.copy, self.process.stderr)
+        self._grpc = GrpcBot(
+            self.name,
+            self.address,
+            max_message_bytes=self.max_message_bytes,
+            connect_timeout=self.connect_timeout,
+        )
+        try:
+            await self._wait_started()
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def _wait_started(self) -> None:
+        process, grpc_bot = self.process, self._grpc
+        assert process is not None and grpc_bot is not None
+        unhealthy: BotStartError | None = None
+        async with trio.open_nursery() as nursery:
+
+            async def watch_exit() -> None:
+                await process.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch_exit)
+            try:
+                await grpc_bot.wait_healthy(self.startup_timeout)
+            except BotStartError as error:
+                unhealthy = error
+            nursery.cancel_scope.cancel()
+        if process.poll() is not None:
+            raise BotStartError(
+                f"{self.name}: exited with code {process.returncode} before it was healthy"
+                + await self._stderr_tail()
+            )
+        if unhealthy is not None:
+            raise BotStartError(f"{unhealthy}{await self._stderr_tail()}")
+
+    async def _stderr_tail(self) -> str:
+        if len(self._logs) < 2:
+            return ""
+        stderr = self._logs[1]
+        if self.process is not None and self.process.poll() is not None:
+            with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
+                await stderr.done.wait()
+        tail = stderr.tail_text()
+        return f"; stderr ends:\n{tail}" if tail else "; stderr is empty"
+
+    # --- BotDriver -------------------------------------------------------------
+
+    async def connect(self) -> GrpcConnection:
+        """A Play stream; :class:`SeatBrokenError` at once if the process has exited."""
+        if self.process is None or self._grpc is None:
+            raise SeatBrokenError(f"{self.name}: not started")
+        if self.process.poll() is not None:
+            raise SeatBrokenError(
+                f"{self.name}: the process exited with code {self.process.returncode}"
+                + await self._stderr_tail()
+            )
+        return await self._grpc.connect()
+
+    async def aclose(self) -> None:
+        """Close the channel, stop the process group (SIGTERM, grace, SIGKILL), reap it."""
+        if self._closed:
+            return
+        self._closed = True
+        with trio.CancelScope(shield=True):
+            if self._grpc is not None:
+                await self._grpc.aclose()
+            process = self.process
+            if process is not None:
+                if process.poll() is None:
+                    self._signal(signal.SIGTERM)
+                    with trio.move_on_after(self.stop_timeout):
+                        await process.wait()
+                if process.poll() is None:
+                    self._signal(signal.SIGKILL)
+                    await process.wait()
+                # a grandchild may still hold the pipes open: stop copying after a moment
+                with trio.move_on_after(1.0):
+                    for log in self._logs:
+                        await log.done.wait()
+                for stream in (process.stdout, process.stderr):
+                    if stream is not None:
+                        await stream.aclose()
+            self._remove_socket_dir()
+
+    def _signal(self, signum: int) -> None:
+        """Signal the bot's process group (it leads a new session), else the bot itself."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            process.send_signal(signum)
+
+    def _remove_socket_dir(self) -> None:
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+
+
+def driver_from_spec(
+    name: str,
+    *,
+    command: str | Sequence[str] | None = None,
+    address: str | None = None,
+    **options: object,
+) -> GrpcBot | LaunchedBot:
+    """A driver for a bot given as a ``command`` to launch, or an ``address`` to dial.
+
+    A :class:`LaunchedBot` still needs :meth:`~LaunchedBot.start` (or use :func:`open_bot`).
+    ``options`` go to the driver's constructor.
+    """
+    if (command is None) == (address is None):
+        raise ValueError(f"{name}: give exactly one of command= or address=")
+    if command is not None:
+        return LaunchedBot(name, command, **options)  # type: ignore[arg-type]
+    grpc_options = {k: v for k, v in options.items() if k != "startup_timeout"}
+    return GrpcBot(name, address, **grpc_options)  # type: ignore[arg-type]
+
+
+@asynccontextmanager
+async def open_bot(
+    name: str,
+    *,
+    command: str | Sequence[str] | None = None,
+    address: str | None = None,
+    startup_timeout: float = 10.0,
+    **options: object,
+) -> AsyncIterator[BotDriver]:
+    """A ready bot driver for the block: launched from ``command``, or dialled at ``address``.
+
+    Either way the bot has answered its health check (within ``startup_timeout``) when
+    the block starts; at its end the channel is closed and a launched process stopped.
+    Raises :class:`BotStartError` if the bot does not come up.
+    """
+    driver = driver_from_spec(
+        name, command=command, address=address, startup_timeout=startup_timeout, **options
+    )
+    try:
+        async with trio.open_nursery() as nursery:  # holds only the log tasks, which never raise
+            try:
+                if isinstance(driver, LaunchedBot):
+                    await driver.start(nursery)
+                else:
+                    await driver.wait_healthy(startup_timeout)
+                yield driver
+            finally:
+                await driver.aclose()
+    except BaseExceptionGroup as group:
+        # the group can only hold the block's own exception: give it back unwrapped
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise

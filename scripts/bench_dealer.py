@@ -1,0 +1,303 @@
+"""Benchmark the dealer over real gRPC: decisions/s and hands/s against a bare-stream ceiling.
+
+Not a test: run it by hand (``python scripts/bench_dealer.py``, ``--quick`` for a short
+run) after touching ``arena/dealer/``. Bots are this script run as gRPC servers
+(``--serve echo|sdk``), launched as processes through :class:`arena.dealer.LaunchedBot`:
+
+* ``echo``: answers every DecisionRequest at once with CALL (a check when nothing is
+  owed), or stands pat at the draw; no SDK parsing. The trivial bot.
+* ``sdk``: the same play through the Python SDK (``Decision`` objects, ``decide``).
+
+For each shape (heads-up and six-handed, one table and many at once) it measures:
+
+* the **ceiling**: Trio tasks that send a realistic DecisionRequest on each seat's
+  Play stream and await the answer, round-robin, with no game logic, through the same
+  bridge and driver (``GrpcBot`` / ``GrpcConnection``);
+* the **dealer**: ``run_match`` on every table (fixed limit, the default game),
+  counting decisions and whole hands.
+
+and prints dealer/ceiling. Then hands/s heads-up with the SDK bot, and the dealer
+process's RSS with 64 tables running at once. Targets: >= 500 hands/s heads-up fixed
+limit; <= 150 MB RSS with 64 tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import resource
+import sys
+import tempfile
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from arena.dealer import BotDriver, LaunchedBot, MatchSettings, open_bot, run_match
+from arena.engine import Deck, GameConfig, Hand
+from arena.protocol import decision_request, pb
+from arena.sdk import Bot, run
+
+# --- the bots (run as ``bench_dealer.py --serve KIND``) ----------------------------
+
+
+class EchoBot(Bot):
+    """Answers decisions without parsing them: CALL, or stand pat at the draw."""
+
+    name = "echo"
+
+    def handle(self, message: pb.DealerMessage) -> pb.BotMessage | None:
+        kind = message.WhichOneof("kind")
+        if kind == "decision":
+            request = message.decision
+            if request.phase == pb.DRAW:
+                action = pb.Action(decision_id=request.decision_id, kind=pb.DISCARD)
+            else:
+                action = pb.Action(decision_id=request.decision_id, kind=pb.CALL)
+            return pb.BotMessage(action=action)
+        if kind == "match_start":
+            return self.hello()
+        return None
+
+
+class SdkBot(Bot):
+    """Checks or calls, stands pat, through the SDK's Decision."""
+
+    name = "sdk"
+
+    def decide(self, decision):
+        return decision.stand_pat() if decision.is_draw else decision.check_or_call()
+
+
+# --- counting --------------------------------------------------------------------
+
+
+@dataclass
+class Counter:
+    decisions: int = 0
+    hands: int = 0
+    writes: int = 0
+
+
+class CountingConnection:
+    """A SeatConnection that counts the Actions received (one per decision)."""
+
+    def __init__(self, inner, counter: Counter) -> None:
+        self._inner = inner
+        self._counter = counter
+
+    async def send(self, message: pb.DealerMessage) -> None:
+        self._counter.writes += 1
+        await self._inner.send(message)
+
+    async def receive(self) -> pb.BotMessage:
+        message = await self._inner.receive()
+        if message.HasField("action"):
+            self._counter.decisions += 1
+        return message
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class CountingDriver:
+    def __init__(self, inner: BotDriver, counter: Counter) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._counter = counter
+
+    async def connect(self) -> CountingConnection:
+        return CountingConnection(await self._inner.connect(), self._counter)
+
+    async def aclose(self) -> None:
+        pass  # the owner closes the real driver
+
+
+# --- runs ------------------------------------------------------------------------
+
+
+def sample_requests(players: int) -> list[pb.DealerMessage]:
+    """Realistic DecisionRequests (first decision of a few real hands) for the ceiling."""
+    config = GameConfig()
+    messages = []
+    for index in range(8):
+        deck = Deck.shuffled(random.Random(index), joker=False)
+        hand = Hand(config, [200] * players, 0, deck)
+        request = decision_request(
+            hand.view(hand.actor),
+            decision_id=f"1.{index}",
+            hand_id=f"bench/table/{index}",
+            hand_number=1,
+            names=[f"seat-{seat}" for seat in range(players)],
+            time_left_ms=1000,
+            time_bank_ms=0,
+        )
+        messages.append(pb.DealerMessage(decision=request))
+    return messages
+
+
+async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> float:
+    """Decisions/s answering bare requests round-robin over each table's seats (one write each)."""
+    counter = Counter()
+    requests = sample_requests(len(drivers))
+    start = trio.current_time()
+    deadline = start + seconds
+
+    async def table(number: int) -> None:
+        connections = []
+        for seat, driver in enumerate(drivers):
+            connection = await driver.connect()
+            await connection.send(pb.DealerMessage(match_start=pb.MatchStart(seat=seat)))
+            await connection.receive()  # Hello
+            connections.append(connection)
+        for connection, request in zip(
+            itertools.cycle(connections), itertools.cycle(requests), strict=False
+        ):
+            if trio.current_time() >= deadline:
+                break
+            await connection.send(request)
+            await connection.receive()
+            counter.decisions += 1
+        for connection in connections:
+            await connection.send(pb.DealerMessage(match_end=pb.MatchEnd()))
+            await connection.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for number in range(tables):
+            nursery.start_soon(table, number)
+    return counter.decisions / (trio.current_time() - start)
+
+
+async def dealer(
+    drivers: Sequence[BotDriver], tables: int, seconds: float, *, hands_per_match: int = 200
+) -> tuple[float, float, float]:
+    """Decisions/s, hands/s and messages written/s of run_match on ``tables`` tables at once."""
+    counter = Counter()
+    counting = [CountingDriver(driver, counter) for driver in drivers]
+    start = trio.current_time()
+    deadline = start + seconds
+
+    def on_hand(*_: object) -> None:
+        counter.hands += 1
+
+    async def table(number: int) -> None:
+        for match in itertools.count():
+            settings = MatchSettings(
+                config=GameConfig(),
+                hands=hands_per_match,
+                seed=number * 1000 + match,
+                action_timeout=5.0,
+                match_id=f"bench-{number}-{match}",
+                table_id=f"table-{number}",
+            )
+            result = await run_match(counting, settings, on_hand=on_hand)
+            if result.faults:
+                raise RuntimeError(f"faults in a benchmark match: {result.faults[:3]}")
+
+    with trio.move_on_at(deadline):  # matches still running are cut mid-hand
+        async with trio.open_nursery() as nursery:
+            for number in range(tables):
+                nursery.start_soon(table, number)
+    decisions, hands, writes = counter.decisions, counter.hands, counter.writes
+    elapsed = trio.current_time() - start  # counted before the cut matches close
+    return decisions / elapsed, hands / elapsed, writes / elapsed
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def rss_with_tables(
+    drivers: Sequence[BotDriver], tables: int, seconds: float
+) -> tuple[float, float]:
+    """Peak VmRSS (sampled) while ``tables`` heads-up tables play, and the hands/s."""
+    peak = rss_mb()
+    result: list[tuple[float, float]] = []
+
+    async def play() -> None:
+        result.append((await dealer(drivers, tables, seconds, hands_per_match=50))[:2])
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(play)
+        while not result:
+            peak = max(peak, rss_mb())
+            await trio.sleep(0.1)
+    return peak, result[0][1]
+
+
+async def main(args: argparse.Namespace) -> None:
+    seconds = 1.0 if args.quick else args.seconds
+    command = [sys.executable, str(Path(__file__).resolve()), "--serve"]
+    async with AsyncExitStack() as stack:
+        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-bench-"))
+        echo = [
+            await stack.enter_async_context(
+                open_bot(f"echo-{i}", command=[*command, "echo"], log_dir=logs)
+            )
+            for i in range(args.processes)
+        ]
+        sdk = [
+            await stack.enter_async_context(
+                open_bot(f"sdk-{i}", command=[*command, "sdk"], log_dir=logs)
+            )
+            for i in range(2)
+        ]
+        assert all(isinstance(bot, LaunchedBot) for bot in echo + sdk)
+        print(f"dealer over gRPC, {seconds:g} s per row, {args.processes} echo bot processes")
+        print(
+            f"{'shape':<24}{'ceiling dec/s':>14}{'dealer dec/s':>14}{'ratio':>7}"
+            f"{'hands/s':>9}{'writes/s':>10}{'writes/dec':>11}"
+        )
+        for players, tables in ((2, 1), (2, 16), (6, 1), (6, 8)):
+            seats = [echo[i % len(echo)] for i in range(players)]
+            top = await ceiling(seats, tables, seconds)
+            decisions, hands, writes = await dealer(seats, tables, seconds)
+            shape = f"{'heads-up' if players == 2 else 'six-handed'}, {tables} table{'s' * (tables > 1)}"
+            print(
+                f"{shape:<24}{top:>14,.0f}{decisions:>14,.0f}{decisions / top:>7.2f}"
+                f"{hands:>9,.0f}{writes:>10,.0f}{writes / decisions:>11.2f}"
+            )
+        decisions, hands, writes = await dealer(sdk, 1, seconds)
+        print(
+            f"{'heads-up, 1, SDK bots':<24}{'':>14}{decisions:>14,.0f}{'':>7}"
+            f"{hands:>9,.0f}{writes:>10,.0f}{writes / decisions:>11.2f}"
+        )
+        pair = echo[:2] if len(echo) > 1 else echo * 2
+        hands_1 = (await dealer(pair, 1, seconds))[1]
+        hands_16 = (await dealer(pair, 16, seconds))[1]
+        best = max(hands_1, hands_16)
+        verdict = "ok" if best >= 500 else "MISSED"
+        print(
+            f"hands/s heads-up fixed limit: {hands_1:,.0f} (1 table), {hands_16:,.0f} (16 tables)"
+            f"  target >= 500: {verdict}"
+        )
+        peak, hands = await rss_with_tables(pair, 64, max(seconds, 2.0))
+        max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        verdict = "ok" if peak <= 150 else "MISSED"
+        print(
+            f"RSS with 64 tables: peak VmRSS {peak:.0f} MB (ru_maxrss {max_rss:.0f} MB), "
+            f"{hands:,.0f} hands/s  target <= 150 MB: {verdict}"
+        )
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1 s per row")
+    parser.add_argument("--seconds", type=float, default=4.0, help="wall time per row")
+    parser.add_argument("--processes", type=int, default=2, help="echo bot processes to seat")
+    parser.add_argument("--serve", choices=["echo", "sdk"], help=argparse.SUPPRESS)
+    return parser.parse_known_args(argv)[0]
+
+
+if __name__ == "__main__":
+    arguments = parse_args()
+    if arguments.serve:
+        run(EchoBot() if arguments.serve == "echo" else SdkBot(), argv=[])
+    else:
+        trio.run(main, arguments)
