@@ -9,7 +9,7 @@ import click
 from arena import __version__
 
 # Command modules, imported lazily so `arena --help` stays fast.
-_COMMAND_MODULES = ("arena.cli._demo", "arena.cli._replay")
+_COMMAND_MODULES = ("arena.cli._check", "arena.cli._demo", "arena.cli._match", "arena.cli._replay")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

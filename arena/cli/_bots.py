@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 
 import click
@@ -24,7 +25,8 @@ class BotSpec:
 
     @property
     def argv(self) -> list[str]:
-        return shlex.split(self.target)
+        """The command's arguments; ``{python}`` becomes the interpreter running arena."""
+        return [sys.executable if arg == "{python}" else arg for arg in shlex.split(self.target)]
 
 
 def parse_bot_spec(text: str, index: int) -> BotSpec:
@@ -48,7 +50,9 @@ def parse_bot_spec(text: str, index: int) -> BotSpec:
     try:
         argv = shlex.split(raw)
     except ValueError as error:
-        raise click.BadParameter(f"bot #{index + 1} {text!r}: cannot parse command: {error}") from None
+        raise click.BadParameter(
+            f"bot #{index + 1} {text!r}: cannot parse command: {error}"
+        ) from None
     if not argv:
         raise click.BadParameter(f"bot #{index + 1} {text!r}: empty command")
     default_name = argv[-1].rsplit("/", 1)[-1].removesuffix(".py").removesuffix(".js")

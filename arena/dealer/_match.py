@@ -82,6 +82,7 @@ class MatchResult:
     payoffs: list[list[int]] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
     sat_out: list[bool] = field(default_factory=list)
+    hellos: list[dict[str, object] | None] = field(default_factory=list)
     forfeited: list[bool] = field(default_factory=list)
     reason: str = "completed"
 
@@ -99,6 +100,8 @@ class _Seat:
         self.sat_out = False
         self.forfeited = False
         self.stale: set[str] = set()
+        self.failed_reconnects = 0
+        self.next_reconnect = 0
 
 
 HandObserver = Callable[[int, Hand, Sequence[int], Sequence[str]], None]
@@ -129,6 +132,7 @@ class _MatchRunner:
             seed=seed,
             chips_won=[0] * n,
             sat_out=[False] * n,
+            hellos=[None] * n,
             forfeited=[False] * n,
         )
         self.on_hand = on_hand
@@ -172,6 +176,11 @@ class _MatchRunner:
                     hello = reply.hello
                     if hello.name:
                         seat.name = hello.name[:64]
+                    self.result.hellos[seat.index] = {
+                        "name": hello.name[:64],
+                        "version": hello.version[:64],
+                        "protocol_version": hello.protocol_version,
+                    }
                     return True
             except SeatBrokenError as error:
                 detail = f"could not start: {error}"
@@ -196,11 +205,15 @@ class _MatchRunner:
         except (SeatBrokenError, trio.TooSlowError) as error:
             await self._break(seat, hand_number, f"send failed: {error or 'too slow'}")
 
-    async def _break(self, seat: _Seat, hand_number: int, detail: str) -> None:
+    async def _break(
+        self, seat: _Seat, hand_number: int, detail: str, *, record: bool = True
+    ) -> None:
+        """The seat's stream is gone: close it and sit the seat out (R25)."""
         connection, seat.connection = seat.connection, None
         if connection is not None:
             await connection.aclose()
-        self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out", send=False)
+        if record:
+            self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out", send=False)
         self._sit_out(seat, broken=True)
 
     async def _maybe_reconnect(self, hand_number: int) -> None:
@@ -208,9 +221,15 @@ class _MatchRunner:
             return
         for seat in self.seats:
             if seat.sat_out and not seat.forfeited and seat.connection is None:
+                if hand_number < seat.next_reconnect:
+                    continue
                 if await self._open(seat, hand_number):
                     seat.sat_out = False
                     seat.faults = 0
+                    seat.failed_reconnects = 0
+                else:  # back off: try again after 1, 2, 4, ... 64 hands
+                    seat.failed_reconnects += 1
+                    seat.next_reconnect = hand_number + min(64, 2 ** (seat.failed_reconnects - 1))
 
     # --- faults ----------------------------------------------------------------
 
@@ -272,8 +291,8 @@ class _MatchRunner:
                     await connection.send(pb.DealerMessage(decision=request))
                     reply = await self._receive_action(connection, seat)
                 except SeatBrokenError as error:
-                    await self._break(seat, hand_number, f"stream broke: {error}")
-                    reason, detail = pb.DISCONNECTED, str(error)
+                    await self._break(seat, hand_number, "", record=False)
+                    reason, detail = pb.DISCONNECTED, f"stream broke: {error}"
                 except MessageFault as fault:
                     reason, detail = fault.reason, fault.detail
             elapsed = trio.current_time() - start
@@ -424,6 +443,7 @@ class _MatchRunner:
     async def _finish(self) -> None:
         r = self.result
         for seat in self.seats:
+            r.names[seat.index] = seat.name
             r.sat_out[seat.index] = seat.sat_out
             r.forfeited[seat.index] = seat.forfeited
         message = pb.DealerMessage(

@@ -1,0 +1,293 @@
+"""``arena match``: one match between bots given by command, address or built-in name."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+import trio
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
+from arena.dealer import (
+    BotDriver,
+    BotStartError,
+    LocalBot,
+    MatchSettings,
+    OnFaultLimit,
+    open_bot,
+    run_match,
+)
+from arena.dealer._records import MatchRecorder
+from arena.engine import ConfigError, GameConfig, JokerMode, Structure
+from arena.policies import BUILT_IN
+
+
+class _PolicyBot:
+    """An in-process policy speaking the SDK's ``handle`` protocol."""
+
+    def __init__(self, policy, name: str) -> None:
+        from arena.sdk import Bot
+
+        class _Wrapped(Bot):
+            def decide(self, decision):
+                return policy.decide(decision)
+
+        self._bot = _Wrapped()
+        self._bot.name = name
+        self.name = name
+
+    def handle(self, message):
+        return self._bot.handle(message)
+
+
+def builtin_driver(spec: BotSpec, seed: int | None) -> LocalBot:
+    cls = BUILT_IN[spec.target]
+    policy = cls(random.Random(seed)) if spec.target == "random" else cls()
+    return LocalBot(_PolicyBot(policy, spec.name), name=spec.name)
+
+
+async def open_drivers(
+    specs: list[BotSpec],
+    stack: contextlib.AsyncExitStack,
+    *,
+    log_dir: Path,
+    startup_timeout: float,
+    seed: int | None,
+) -> list[BotDriver]:
+    """Start or reach every bot, each healthy before play; the exit stack stops them all."""
+    drivers: list[BotDriver] = []
+    for spec in specs:
+        if spec.kind == "builtin":
+            drivers.append(builtin_driver(spec, seed))
+            continue
+        where = {"command": spec.argv} if spec.kind == "command" else {"address": spec.target}
+        try:
+            driver = await stack.enter_async_context(
+                open_bot(spec.name, startup_timeout=startup_timeout, log_dir=log_dir, **where)
+            )
+        except BotStartError as error:
+            raise click.ClickException(
+                f"bot {spec.name!r} ({spec.target}) did not start: {error}"
+            ) from None
+        drivers.append(driver)
+    return drivers
+
+
+def game_options(func):
+    """The game settings shared by `arena match` and `arena check-bot`."""
+    options = [
+        click.option(
+            "--structure",
+            type=click.Choice([s.value for s in Structure]),
+            default="fixed_limit",
+            show_default=True,
+        ),
+        click.option("--small-blind", type=int, default=None, help="Default: half the big blind."),
+        click.option("--big-blind", type=int, default=2, show_default=True),
+        click.option("--ante", type=int, default=0, show_default=True),
+        click.option("--max-draw", type=click.IntRange(3, 5), default=5, show_default=True),
+        click.option(
+            "--joker",
+            type=click.Choice([j.value for j in JokerMode]),
+            default="off",
+            show_default=True,
+        ),
+        click.option(
+            "--stack",
+            type=int,
+            default=200,
+            show_default=True,
+            help="Chips each seat starts every hand with.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def build_config(
+    structure: str, small_blind: int | None, big_blind: int, ante: int, max_draw: int, joker: str
+) -> GameConfig:
+    try:
+        return GameConfig(
+            structure=Structure(structure),
+            small_blind=small_blind,
+            big_blind=big_blind,
+            small_bet=big_blind if structure == "fixed_limit" else None,
+            ante=ante,
+            max_draw=max_draw,
+            joker=JokerMode(joker),
+        )
+    except ConfigError as error:
+        raise click.UsageError(f"bad game setting {error}") from None
+
+
+@click.command("match")
+@click.argument("bots", nargs=-1, required=True)
+@game_options
+@click.option("--hands", type=click.IntRange(1), default=200, show_default=True)
+@click.option(
+    "--seed", type=int, default=None, help="Deck seed; default: drawn from the CSPRNG and recorded."
+)
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=False,
+    show_default=True,
+    help="Replay each deck with the seats rotated through every position.",
+)
+@click.option(
+    "--timeout",
+    "action_timeout",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Seconds per decision (R23).",
+)
+@click.option(
+    "--time-bank",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Seconds per match, spent when a decision overruns.",
+)
+@click.option(
+    "--fault-limit",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Faults before R25 applies (0: no limit).",
+)
+@click.option(
+    "--on-fault-limit",
+    type=click.Choice([o.value for o in OnFaultLimit]),
+    default="sit_out",
+    show_default=True,
+)
+@click.option(
+    "--startup-timeout",
+    type=float,
+    default=15.0,
+    show_default=True,
+    help="Seconds for a launched bot to become healthy.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Where the match folder is written.",
+)
+def command(
+    bots: tuple[str, ...],
+    structure: str,
+    small_blind: int | None,
+    big_blind: int,
+    ante: int,
+    max_draw: int,
+    joker: str,
+    stack: int,
+    hands: int,
+    seed: int | None,
+    duplicate: bool,
+    action_timeout: float,
+    time_bank: float,
+    fault_limit: int,
+    on_fault_limit: str,
+    startup_timeout: float,
+    out_dir: Path,
+) -> None:
+    """Play a match between BOTS (2-7), each `[NAME=]builtin:POLICY`, `[NAME=]HOST:PORT` or `[NAME=]"COMMAND"`.
+
+    A command is started with $ARENA_BOT_ADDRESS set to where it must listen ({address}
+    and {port} in the command are replaced too). Records go to OUT/<match id>/.
+    """
+    if not 2 <= len(bots) <= 7:
+        raise click.UsageError(f"a table seats 2 to 7 bots (R1); got {len(bots)}")
+    specs = unique_names([parse_bot_spec(text, i) for i, text in enumerate(bots)])
+    config = build_config(structure, small_blind, big_blind, ante, max_draw, joker)
+    match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+    settings = MatchSettings(
+        config=config,
+        hands=hands,
+        starting_stack=stack,
+        seed=seed,
+        duplicate=duplicate,
+        action_timeout=action_timeout,
+        time_bank=time_bank,
+        fault_limit=fault_limit,
+        on_fault_limit=OnFaultLimit(on_fault_limit),
+        match_id=match_id,
+    )
+    folder = out_dir / match_id
+    summary = trio.run(_run, specs, settings, folder, startup_timeout)
+    print_summary(summary, folder)
+
+
+async def _run(
+    specs: list[BotSpec], settings: MatchSettings, folder: Path, startup_timeout: float
+) -> dict:
+    recorder = MatchRecorder(folder, settings)
+    console = Console(stderr=True)
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            drivers = await open_drivers(
+                specs,
+                stack,
+                log_dir=folder / "bots",
+                startup_timeout=startup_timeout,
+                seed=settings.seed,
+            )
+            recorder.match_started([d.name for d in drivers], settings.seed)
+            with Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            ) as progress:
+                task = progress.add_task("hands", total=settings.hands)
+
+                def on_hand(number, hand, seats, names):
+                    recorder.on_hand(number, hand, seats, names)
+                    progress.update(task, completed=number)
+
+                result = await run_match(
+                    drivers, settings, on_hand=on_hand, on_fault=recorder.on_fault
+                )
+        block = len(specs) if settings.duplicate else 1
+        return recorder.match_finished(result, duplicate_block=block)
+    finally:
+        recorder.close()
+
+
+def print_summary(summary: dict, folder: Path) -> None:
+    console = Console()
+    table = RichTable(
+        title=f"{summary['match_id']}: {summary['hands_played']} hands ({summary['reason']}), seed {summary['seed']}"
+    )
+    table.add_column("seat", justify="right")
+    table.add_column("bot")
+    table.add_column("chips won", justify="right")
+    table.add_column("mbb/hand (95% CI)", justify="right")
+    table.add_column("faults", justify="right")
+    for seat in sorted(summary["seats"], key=lambda s: -s["chips_won"]):
+        ci = "∞" if seat["ci95"] is None else f"{seat['ci95']:.0f}"
+        status = " (forfeited)" if seat["forfeited"] else " (sat out)" if seat["sat_out"] else ""
+        table.add_row(
+            str(seat["seat"]),
+            seat["name"] + status,
+            f"{seat['chips_won']:+d}",
+            f"{seat['mbb_per_hand']:+.0f} ± {ci}",
+            str(seat["faults"]),
+        )
+    console.print(table)
+    console.print(f"records: {folder}/ (log.jsonl, events.jsonl, hands.phhs, result.json)")

@@ -1,0 +1,133 @@
+"""The `arena` commands end to end: demo, match, check-bot, and their errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli, main  # noqa: F401 - main registers the commands
+from arena.cli._app import _register
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "dealer" / "bots"
+EXAMPLES = ROOT / "examples_bots"
+
+_register()
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_demo_prints_a_leaderboard_with_intervals() -> None:
+    """The demo plays the built-in players and shows mbb/hand with a 95% interval."""
+    result = run("demo", "--hands", "60", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "mbb/hand" in result.output
+    assert "±" in result.output
+    for name in ("random", "calling-station", "rule-based"):
+        assert name in result.output
+
+
+def test_demo_rejects_unknown_player() -> None:
+    """A misspelled player is named in a clear error, no traceback."""
+    result = CliRunner().invoke(cli, ["demo", "--players", "random,nobody"])
+    assert result.exit_code == 2
+    assert "nobody" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_match_between_builtin_and_launched_python_bot(tmp_path: Path) -> None:
+    """A launched SDK bot plays a built-in one; records land in the match folder and replay."""
+    result = run(
+        "match",
+        "builtin:rule-based",
+        f"{sys.executable} {EXAMPLES / 'calling_station.py'}",
+        "--hands", "30", "--seed", "4", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (folder,) = tmp_path.iterdir()
+    summary = json.loads((folder / "result.json").read_text())
+    assert summary["hands_played"] == 30
+    assert sum(seat["chips_won"] for seat in summary["seats"]) == 0
+    assert all(seat["faults"] == 0 for seat in summary["seats"])
+    assert {"log.jsonl", "events.jsonl", "hands.phhs", "result.json"} <= {
+        p.name for p in folder.iterdir()
+    }
+    replay = CliRunner().invoke(cli, ["replay", str(folder / "hands.phhs")])
+    assert replay.exit_code == 0, replay.output
+    assert "replayed 30 hands" in replay.output
+
+
+def test_match_duplicate_reports_per_pair_interval(tmp_path: Path) -> None:
+    """With --duplicate the result is computed over duplicate blocks and still conserves chips."""
+    result = run(
+        "match", "builtin:rule-based", "builtin:calling-station",
+        "--hands", "40", "--seed", "9", "--duplicate", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(next(tmp_path.iterdir()).joinpath("result.json").read_text())
+    assert sum(seat["chips_won"] for seat in summary["seats"]) == 0
+    assert all(seat["ci95"] is not None for seat in summary["seats"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["match", "builtin:rule-based"], "2 to 7 bots"),
+        (["match", "builtin:nobody", "builtin:random"], "unknown built-in 'nobody'"),
+        (["match", "builtin:random", "builtin:random", "--max-draw", "9"], "max-draw"),
+        (["match", "builtin:random", "builtin:random", "--big-blind", "0"], "big_blind"),
+        (["match", "builtin:random", "/no/such/bot --flag"], "did not start"),
+    ],
+)
+def test_match_bad_input_is_a_clear_error(args: list[str], message: str, tmp_path: Path) -> None:
+    """Broken settings and unknown bot commands name the problem without a traceback."""
+    result = CliRunner().invoke(
+        cli, [*args, "--out", str(tmp_path)] if args[0] == "match" and len(args) > 2 else args
+    )
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_check_bot_passes_an_example_bot(tmp_path: Path) -> None:
+    """The example rule-based bot, launched over gRPC, passes every scenario."""
+    result = CliRunner().invoke(
+        cli,
+        [
+            "check-bot",
+            f"{sys.executable} {EXAMPLES / 'rule_based.py'}",
+            "--seed",
+            "3",
+            "--logs",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "all 6 scenarios passed" in result.output
+
+
+def test_check_bot_reports_a_broken_bot(tmp_path: Path) -> None:
+    """A bot that bets illegal amounts fails with the reason code and the dealer's explanation."""
+    result = CliRunner().invoke(
+        cli,
+        [
+            "check-bot",
+            f"{sys.executable} {BOTS / 'illegal.py'}",
+            "--seed",
+            "3",
+            "--timeout",
+            "0.5",
+            "--logs",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "ILLEGAL_ACTION" in result.output
+    assert "amount_too_large" in result.output
+    assert "scenarios failed" in result.output
