@@ -20,7 +20,16 @@ from enum import StrEnum
 import trio
 
 from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
-from arena.engine import Deck, GameConfig, Hand, HandShown, IllegalActionError, describe
+from arena.engine import (
+    Deck,
+    GameConfig,
+    Hand,
+    HandShown,
+    IllegalActionError,
+    SeatState,
+    Table,
+    describe,
+)
 from arena.protocol import (
     PROTOCOL_VERSION,
     MessageFault,
@@ -138,6 +147,10 @@ class _MatchRunner:
         self.on_hand = on_hand
         self.on_fault = on_fault
         self._decisions = 0
+        self.table = Table(settings.config, seats=n, first_button=0)
+        for seat in self.seats:
+            self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
+        self._carried_by = [0] * n  # each seat's antes in a carried Jackpots pot
 
     # --- connections -----------------------------------------------------------
 
@@ -356,41 +369,64 @@ class _MatchRunner:
 
     # --- hands -------------------------------------------------------------------
 
+    def _prepare_table(self) -> bool:
+        """Sync the engine's table with the seats: sit-outs, returns (R22), stack resets."""
+        table = self.table
+        stack = self.settings.starting_stack
+        for seat in self.seats:
+            info = table.seat_info(seat.index)
+            if seat.sat_out:
+                if info.state is not SeatState.SITTING_OUT:
+                    table.sit_out(seat.index)
+                continue
+            if info.stack != stack:
+                table.reset_stack(seat.index, stack)
+            if table.seat_info(seat.index).state is SeatState.SITTING_OUT:
+                table.sit_in(seat.index, post_missed=True)  # a returning bot pays what it missed
+        return table.can_start()
+
     async def _play_hand(self, hand_number: int) -> bool:
         s = self.settings
         n = len(self.seats)
-        players = [seat.index for seat in self.seats if not seat.sat_out]
-        if len(players) < 2:
+        if not self._prepare_table():
             self.result.reason = "too few seats left"
             return False
-        nominal_button = (hand_number - 1) % n
-        # the button goes to the last active seat at or before the nominal one
-        button_seat = max((p for p in players if p <= nominal_button), default=players[-1])
         deck_index = (hand_number - 1) // n if s.duplicate else hand_number - 1
         deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
-        hand = Hand(s.config, [s.starting_stack] * len(players), players.index(button_seat), deck)
+        carried_in = self.table.carried_pot
+        hand = self.table.start_hand(deck)
+        positions = self.table.positions
+        assert positions is not None
+        players = list(positions.dealt)
         hand_id = f"{s.match_id}/{s.table_id}/{hand_number}"
+        stacks = [0] * n
         for index, table_seat in enumerate(players):
-            seat = self.seats[table_seat]
-            stacks = [s.starting_stack if i in players else 0 for i in range(n)]
+            stacks[table_seat] = hand.starting_stacks[index]
+        for index, table_seat in enumerate(players):
             message = pb.DealerMessage(
                 hand_start=pb.HandStart(
                     hand_id=hand_id,
                     hand_number=hand_number,
-                    button=button_seat,
+                    button=positions.button,
                     hole_cards=cards_text(hand.holes[index]),
                     stacks=stacks,
                 )
             )
-            await self._send(seat, message, hand_number)
+            await self._send(self.seats[table_seat], message, hand_number)
         while hand.actor is not None:
             seat = self.seats[players[hand.actor]]
             await self._ask(seat, hand, players, hand_number, hand_id)
+        settlement = self.table.finish_hand(hand)
         payoffs = [0] * n
-        for index, table_seat in enumerate(players):
-            payoffs[table_seat] = hand.payoffs[index]  # type: ignore[index]
-        if sum(payoffs) != 0 and not hand.dead:
-            raise AssertionError(f"hand {hand_number}: payoffs {payoffs} do not sum to 0 (R26)")
+        for table_seat, payoff in settlement.payoffs:
+            payoffs[table_seat] = payoff
+        if sum(payoffs) != carried_in - settlement.carried_pot:
+            raise AssertionError(f"hand {hand_number}: payoffs {payoffs} do not add up (R26)")
+        if hand.dead:  # R28: these antes wait in the pot; refunded if the match ends first
+            for table_seat in range(n):
+                self._carried_by[table_seat] -= payoffs[table_seat]
+        else:
+            self._carried_by = [0] * n
         self.result.payoffs.append(payoffs)
         for table_seat in range(n):
             self.result.chips_won[table_seat] += payoffs[table_seat]
@@ -442,6 +478,14 @@ class _MatchRunner:
 
     async def _finish(self) -> None:
         r = self.result
+        if any(self._carried_by):  # the match ended on dead deals: give the antes back (R26)
+            for index, chips in enumerate(self._carried_by):
+                r.chips_won[index] += chips
+            if r.payoffs:
+                r.payoffs[-1] = [
+                    a + b for a, b in zip(r.payoffs[-1], self._carried_by, strict=True)
+                ]
+            self._carried_by = [0] * len(self.seats)
         for seat in self.seats:
             r.names[seat.index] = seat.name
             r.sat_out[seat.index] = seat.sat_out

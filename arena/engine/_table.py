@@ -186,6 +186,20 @@ class Table:
         player.stack += amount
         self._total += amount
 
+    def reset_stack(self, seat: int, stack: int) -> None:
+        """Set a seated player's stack between deals (research matches reset every hand).
+
+        Like :meth:`add_chips` and :meth:`leave`, this changes the table's chips on
+        purpose; a bust player who sat out is dealt in again by :meth:`sit_in`.
+        """
+        player = self._player(seat)
+        if self._in_hand(seat):
+            raise TableError(f"seat {seat} is in the running deal: reset it after")
+        if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
+            raise TableError(f"a stack is a positive whole number of chips, got {stack!r}")
+        self._total += stack - player.stack
+        player.stack = stack
+
     # --- queries ------------------------------------------------------------------
 
     @property

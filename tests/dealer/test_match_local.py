@@ -233,3 +233,77 @@ async def test_r25_unreachable_bot_is_recorded_and_sits_out() -> None:
     assert "connection refused" in result.faults[0].detail
     assert result.hands_played == 5
     assert all(row[0] == 0 for row in result.payoffs)
+
+
+@pytest.mark.trio
+async def test_r25_returning_bot_owes_missed_blinds() -> None:
+    """A bot that crashes once sits out, is reconnected, and posts its missed blinds (R22) to return."""
+    from arena.engine import BlindKind, BlindPosted
+
+    state = {"crashed": False, "decisions": 0}
+
+    def crash_once(request):
+        state["decisions"] += 1
+        if state["decisions"] == 3 and not state["crashed"]:
+            state["crashed"] = True
+            raise RuntimeError("boom")
+        kind = pb.DISCARD if request.phase == pb.DRAW else pb.CALL
+        return pb.Action(decision_id=request.decision_id, kind=kind)
+
+    posts: list[tuple[int, BlindPosted]] = []
+
+    def on_hand(number, hand, seats, names):
+        posts.extend(
+            (number, e._replace(seat=seats[e.seat]))
+            for e in hand.events
+            if isinstance(e, BlindPosted)
+        )
+
+    class DownForAWhile(LocalBot):
+        """Refuses the first two reconnections after the crash, so deals go on without it."""
+
+        refusals = 2
+
+        async def connect(self):
+            if state["crashed"] and self.refusals:
+                self.refusals -= 1
+                raise SeatBrokenError("still restarting")
+            return await super().connect()
+
+    settings = MatchSettings(config=GameConfig(), hands=16, seed=6)
+    bots = [
+        DownForAWhile(ScriptedBot(crash_once, "flaky")),
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(CallingStation())),
+    ]
+    result = await run_match(bots, settings, on_hand=on_hand)
+    assert state["crashed"]
+    assert not result.sat_out[0], "the bot should be back by the end"
+    dead = [
+        number for number, post in posts if post.seat == 0 and post.kind is BlindKind.DEAD_SMALL
+    ]
+    assert dead, f"seat 0 should post a dead small blind to come back: {posts}"
+    assert _conserved(result)
+
+
+@pytest.mark.trio
+async def test_r28_jackpots_match_carries_dead_pots_and_conserves_chips() -> None:
+    """Dead Jackpots deals carry their antes into the next deal; the match's chips still add up."""
+    from arena.engine import ForcedBets, Opening
+
+    config = GameConfig(forced_bets=ForcedBets.ANTES, ante=1, opening=Opening.JACKS_OR_BETTER)
+    dead_hands = []
+
+    def on_hand(number, hand, seats, names):
+        if hand.dead:
+            dead_hands.append(number)
+
+    bots = [
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(CallingStation())),
+        LocalBot(PolicyBot(RuleBased())),
+    ]
+    result = await run_match(bots, MatchSettings(config=config, hands=61, seed=2), on_hand=on_hand)
+    assert dead_hands, "some deals should have no opener"
+    assert 0 == sum(result.chips_won)
+    assert sum(sum(row) for row in result.payoffs) == 0
