@@ -33,13 +33,13 @@ from arena.engine import (
 from arena.protocol import (
     PROTOCOL_VERSION,
     MessageFault,
+    PublicHistory,
     action_from_message,
     action_to_message,
     cards_text,
     config_to_message,
     decision_request,
     pb,
-    public_history,
 )
 
 
@@ -151,6 +151,7 @@ class _MatchRunner:
         for seat in self.seats:
             self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
         self._carried_by = [0] * n  # each seat's antes in a carried Jackpots pot
+        self._history = PublicHistory()
 
     # --- connections -----------------------------------------------------------
 
@@ -279,7 +280,7 @@ class _MatchRunner:
         s = self.settings
         self._decisions += 1
         decision_id = f"{hand_number}.{self._decisions}"
-        view = hand.view(hand.actor)  # type: ignore[arg-type]
+        view = hand.view(hand.actor, history=False)  # type: ignore[arg-type]
         names = [self.seats[p].name for p in players]
         request = decision_request(
             view,
@@ -290,6 +291,7 @@ class _MatchRunner:
             seat_map=players,
             time_left_ms=int(s.action_timeout * 1000),
             time_bank_ms=int(seat.bank * 1000),
+            history=self._history.update(hand.events),
         )
         reason, detail = None, ""
         connection = seat.connection
@@ -395,6 +397,7 @@ class _MatchRunner:
         deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
         carried_in = self.table.carried_pot
         hand = self.table.start_hand(deck)
+        self._history = PublicHistory(self.table.positions.dealt)  # type: ignore[union-attr]
         positions = self.table.positions
         assert positions is not None
         players = list(positions.dealt)
@@ -439,7 +442,7 @@ class _MatchRunner:
     async def _send_hand_end(
         self, hand: Hand, players: Sequence[int], payoffs: list[int], hand_id: str, hand_number: int
     ) -> None:
-        history = public_history(hand.view(0).events, players)
+        history = self._history.update(hand.events)
         shown = [
             pb.ShownHand(
                 seat=players[e.seat], cards=cards_text(e.cards), description=describe(e.rank)

@@ -423,11 +423,14 @@ class Hand:
 
     # --- views ------------------------------------------------------------------
 
-    def view(self, seat: int):
-        """What ``seat`` may know: its own cards and everything public (see :class:`SeatView`)."""
+    def view(self, seat: int, *, history: bool = True):
+        """What ``seat`` may know: its own cards and everything public (see :class:`SeatView`).
+
+        ``history=False`` skips the event list, for callers that keep their own record.
+        """
         from arena.engine._view import view_of
 
-        return view_of(self, seat)
+        return view_of(self, seat, history=history)
 
     def all_cards(self) -> list[Card]:
         """Every card the hand holds anywhere (hands, stub, muck, set aside): for invariant checks."""

@@ -46,8 +46,8 @@ def redact(event: Event, seat: int) -> Event:
     return event
 
 
-def view_of(hand: Hand, seat: int) -> SeatView:
-    """Build ``seat``'s view of ``hand``."""
+def view_of(hand: Hand, seat: int, *, history: bool = True) -> SeatView:
+    """Build ``seat``'s view of ``hand``; ``history=False`` leaves ``events`` empty (cheaper)."""
     if not 0 <= seat < hand.n:
         raise ValueError(f"seat {seat} is not in this hand of {hand.n}")
     return SeatView(
@@ -63,7 +63,7 @@ def view_of(hand: Hand, seat: int) -> SeatView:
         current_bet=hand.current_bet,
         draw_counts=tuple(hand.draw_counts),
         shown=dict(hand.shown),
-        events=tuple(redact(event, seat) for event in hand.events),
+        events=tuple(redact(event, seat) for event in hand.events) if history else (),
         to_act=hand.actor,
         legal=hand.legal_actions() if hand.actor == seat else None,
         payoffs=tuple(hand.payoffs) if hand.payoffs is not None else None,

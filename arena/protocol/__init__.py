@@ -6,6 +6,7 @@ message module and ``pb_grpc`` its service stubs.
 
 from arena.protocol._convert import PROTOCOL_VERSION as PROTOCOL_VERSION
 from arena.protocol._convert import MessageFault as MessageFault
+from arena.protocol._convert import PublicHistory as PublicHistory
 from arena.protocol._convert import action_from_message as action_from_message
 from arena.protocol._convert import action_to_message as action_to_message
 from arena.protocol._convert import cards_text as cards_text
@@ -21,6 +22,7 @@ from arena.protocol._generated import arena_pb2_grpc as pb_grpc
 __all__ = [
     "PROTOCOL_VERSION",
     "MessageFault",
+    "PublicHistory",
     "action_from_message",
     "action_to_message",
     "cards_text",

@@ -210,6 +210,31 @@ def public_history(
     return [msg for msg in (public_event(e, seat_map) for e in events) if msg is not None]
 
 
+class PublicHistory:
+    """A hand's public record, converted once per event as the hand grows.
+
+    The public record is the same for every seat (hidden cards become counts for
+    everyone, the viewer's own included), so the dealer keeps one per hand instead of
+    converting the whole history for every decision.
+    """
+
+    __slots__ = ("_done", "_messages", "_seat_map")
+
+    def __init__(self, seat_map: Sequence[int] | None = None) -> None:
+        self._seat_map = seat_map
+        self._done = 0
+        self._messages: list[pb.PublicEvent] = []
+
+    def update(self, events: Sequence[object]) -> list[pb.PublicEvent]:
+        """The record of ``events`` (the hand's whole event list so far)."""
+        for event in events[self._done :]:
+            message = public_event(event, self._seat_map)
+            if message is not None:
+                self._messages.append(message)
+        self._done = len(events)
+        return self._messages
+
+
 # --- decisions -----------------------------------------------------------------------
 
 
@@ -235,10 +260,13 @@ def decision_request(
     seat_map: Sequence[int] | None = None,
     time_left_ms: int,
     time_bank_ms: int,
+    history: Sequence[pb.PublicEvent] | None = None,
 ) -> pb.DecisionRequest:
     """The request for the seat whose view this is; built from the view alone.
 
     ``seat_map`` maps the hand's player indices to table seats (identity by default).
+    ``history``: the hand's public record when the caller keeps one
+    (:class:`PublicHistory`); by default it is converted from the view's events.
     """
     if view.legal is None:
         raise ValueError(f"seat {view.seat} is not to act")
@@ -268,7 +296,7 @@ def decision_request(
         seats=seats,
         pot=view.pot,
         current_bet=view.current_bet,
-        history=public_history(view.events, seat_map),
+        history=public_history(view.events, seat_map) if history is None else history,
         legal=legal_to_message(view.legal),
         time_left_ms=time_left_ms,
         time_bank_ms=time_bank_ms,
