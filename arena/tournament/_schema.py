@@ -1,0 +1,360 @@
+"""The arena database's schema, its version and its migrations.
+
+One SQLite file holds everything a tournament leaves besides the hand histories (those
+stay on disk; ``matches.records_dir`` says where). The file is marked as ours twice:
+``PRAGMA application_id`` and a one-row ``schema_version`` table. To change the schema,
+append a script to :data:`MIGRATIONS`; :func:`migrate` runs every script past the file's
+version in one transaction, so a file is always at one version or the next, never between.
+
+It also holds the records that go in and come out of :class:`~arena.tournament.Store`
+(frozen rows mirroring the tables) and the store's errors.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from arena.dealer import MatchResult
+
+APPLICATION_ID = 0x4152_4E41
+"""``PRAGMA application_id`` of an arena database ("ARNA")."""
+
+_V1 = """
+CREATE TABLE schema_version (
+    version INTEGER NOT NULL
+);
+
+CREATE TABLE bots (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL UNIQUE CHECK (name <> ''),
+    spec       TEXT    NOT NULL DEFAULT '',          -- how it is started; informational
+    created_at TEXT    NOT NULL
+);
+
+CREATE TABLE tournaments (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT    NOT NULL UNIQUE CHECK (name <> ''),
+    config_json TEXT    NOT NULL,
+    status      TEXT    NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'finished')),
+    created_at  TEXT    NOT NULL,
+    finished_at TEXT
+);
+
+-- The plan, written once when the tournament is created. A row with no `matches` row
+-- is pending; that is all `arena tournament resume` needs to know.
+CREATE TABLE scheduled_matches (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+    position      INTEGER NOT NULL,                 -- schedule order, 0-based
+    match_key     TEXT    NOT NULL CHECK (match_key <> ''),
+    round         INTEGER NOT NULL DEFAULT 0,
+    seats_json    TEXT    NOT NULL,                 -- JSON list of bot names, seat order
+    hands         INTEGER NOT NULL CHECK (hands > 0),
+    seed          INTEGER,                          -- NULL: drawn when the match starts
+    duplicate     INTEGER NOT NULL DEFAULT 0 CHECK (duplicate IN (0, 1)),
+    row_json      TEXT    NOT NULL,                 -- the schedule row as given
+    UNIQUE (tournament_id, match_key),
+    UNIQUE (tournament_id, position)
+);
+
+-- One row per finished match, written in the same transaction as its seats, faults and
+-- rating updates. UNIQUE (tournament_id, match_key) is what stops double counting.
+CREATE TABLE matches (
+    id              INTEGER PRIMARY KEY,
+    tournament_id   INTEGER NOT NULL REFERENCES tournaments (id),
+    match_key       TEXT    NOT NULL,
+    game_type       TEXT    NOT NULL CHECK (game_type <> ''),
+    big_blind       INTEGER NOT NULL CHECK (big_blind > 0),
+    duplicate_block INTEGER NOT NULL CHECK (duplicate_block > 0),
+    hands_played    INTEGER,
+    reason          TEXT,
+    summary_json    TEXT    NOT NULL,               -- arena.dealer.summarize(...)
+    records_dir     TEXT    NOT NULL,               -- where the hand histories are
+    finished_at     TEXT    NOT NULL,
+    UNIQUE (tournament_id, match_key),
+    FOREIGN KEY (tournament_id, match_key)
+        REFERENCES scheduled_matches (tournament_id, match_key)
+);
+
+CREATE TABLE seat_results (
+    match_id        INTEGER NOT NULL REFERENCES matches (id),
+    seat            INTEGER NOT NULL CHECK (seat >= 0),
+    bot_id          INTEGER NOT NULL REFERENCES bots (id),
+    chips           INTEGER NOT NULL,               -- net chips won (negative: lost)
+    hands           INTEGER NOT NULL CHECK (hands >= 0),
+    faults          INTEGER NOT NULL CHECK (faults >= 0),
+    sat_out         INTEGER NOT NULL CHECK (sat_out IN (0, 1)),
+    forfeited       INTEGER NOT NULL CHECK (forfeited IN (0, 1)),
+    unit_chips_json TEXT    NOT NULL,               -- chips per independent unit (intervals)
+    PRIMARY KEY (match_id, seat)
+) WITHOUT ROWID;
+
+CREATE INDEX seat_results_bot ON seat_results (bot_id);
+
+CREATE TABLE faults (
+    id          INTEGER PRIMARY KEY,
+    match_id    INTEGER NOT NULL REFERENCES matches (id),
+    hand_number INTEGER NOT NULL,
+    seat        INTEGER NOT NULL,
+    reason      TEXT    NOT NULL,
+    detail      TEXT    NOT NULL DEFAULT '',
+    applied     TEXT    NOT NULL DEFAULT '',
+    decision_id TEXT    NOT NULL DEFAULT '',
+    FOREIGN KEY (match_id, seat) REFERENCES seat_results (match_id, seat)
+);
+
+CREATE INDEX faults_match ON faults (match_id);
+
+-- Rating history in commit order (id). rating_before/after NOT NULL also refuses NaN,
+-- which SQLite stores as NULL.
+CREATE TABLE ratings (
+    id            INTEGER PRIMARY KEY,
+    bot_id        INTEGER NOT NULL REFERENCES bots (id),
+    system        TEXT    NOT NULL CHECK (system <> ''),
+    game_type     TEXT    NOT NULL CHECK (game_type <> ''),
+    match_id      INTEGER NOT NULL REFERENCES matches (id),
+    rating_before REAL    NOT NULL,
+    rating_after  REAL    NOT NULL
+);
+
+CREATE INDEX ratings_lookup ON ratings (system, game_type, bot_id, id);
+CREATE INDEX ratings_match ON ratings (match_id);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1,)
+"""``MIGRATIONS[n]`` takes a database from version ``n`` to ``n + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+"""The version this code writes and reads."""
+
+
+class SchemaError(Exception):
+    """The file is not an arena database this code can read (reason in the message)."""
+
+
+def read_version(connection: sqlite3.Connection) -> int:
+    """The file's schema version: 0 for an empty database.
+
+    Raises :class:`SchemaError` when the file holds someone else's tables, or a version
+    newer than this code knows.
+    """
+    (application_id,) = connection.execute("PRAGMA application_id").fetchone()
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_schema")}
+    if not tables and application_id == 0:
+        return 0
+    if application_id != APPLICATION_ID or "schema_version" not in tables:
+        raise SchemaError("not an arena database (it holds other data)")
+    row = connection.execute("SELECT version FROM schema_version").fetchone()
+    if row is None or not isinstance(row[0], int):
+        raise SchemaError("not an arena database (schema_version is empty)")
+    version = row[0]
+    if version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"written by a newer arena (schema version {version}; "
+            f"this one reads up to {SCHEMA_VERSION})"
+        )
+    return version
+
+
+def migrate(connection: sqlite3.Connection) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION` in one transaction; returns it.
+
+    The connection must be in autocommit mode (``isolation_level=None``).
+    """
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        version = read_version(connection)
+        for script in MIGRATIONS[version:]:
+            # executescript() would COMMIT first; run the statements one by one instead.
+            for statement in _statements(script):
+                connection.execute(statement)
+        if version == 0:
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            connection.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+        elif version < SCHEMA_VERSION:
+            connection.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    return SCHEMA_VERSION
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (comments are fine, ';' in strings not)."""
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
+
+
+# --- errors -----------------------------------------------------------------------
+
+
+class StoreError(Exception):
+    """The database cannot do what was asked; the message names the file.
+
+    Raised when the file is not an arena database, is corrupt, is locked for longer than
+    the busy timeout, or a record breaks a constraint (the caller passed bad data).
+    """
+
+
+class AlreadyRecorded(StoreError):
+    """This tournament already has a result for this match key; nothing was written.
+
+    A resumed tournament runs only :meth:`Store.pending_matches`, so this means two
+    runners raced or a caller retried; ``match_id`` is the row that is already there.
+    """
+
+    def __init__(self, message: str, *, match_id: int) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+
+
+class TournamentExists(StoreError):
+    """:meth:`Store.create_tournament` was given a name that is taken."""
+
+
+class UnknownMatch(StoreError):
+    """:meth:`Store.record_match` was given a tournament or key that was never scheduled."""
+
+
+# --- records ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatResult:
+    """What one seat did in one match, as :meth:`Store.record_match` takes it.
+
+    ``unit_chips`` are the chips won per independent unit (one hand, or one duplicate
+    block), which is what confidence intervals are computed from.
+    """
+
+    bot: str
+    seat: int
+    chips: int
+    hands: int
+    faults: int = 0
+    sat_out: bool = False
+    forfeited: bool = False
+    unit_chips: tuple[int, ...] = ()
+
+
+class RatingUpdate(NamedTuple):
+    """One rating change; a plain ``(bot, system, game_type, before, after)`` tuple works."""
+
+    bot: str
+    system: str
+    game_type: str
+    rating_before: float
+    rating_after: float
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    id: int
+    name: str
+    config_json: str
+    status: str  # "running" or "finished"
+    created_at: str
+    finished_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledRow:
+    """One planned match. ``data`` is the schedule row exactly as it was given."""
+
+    id: int
+    tournament_id: int
+    position: int
+    key: str
+    round: int
+    seats: tuple[str, ...]
+    hands: int
+    seed: int | None
+    duplicate: bool
+    data: dict[str, Any] = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    bot: str
+    seat: int
+    chips: int
+    hands: int
+    faults: int
+    sat_out: bool
+    forfeited: bool
+    unit_chips: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """One recorded match with its seats in seat order."""
+
+    id: int
+    key: str
+    tournament: str
+    game_type: str
+    big_blind: int
+    duplicate_block: int
+    hands_played: int | None
+    reason: str | None
+    finished_at: str
+    records_dir: str
+    seats: tuple[SeatRow, ...]
+    summary: dict[str, Any] = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    id: int
+    bot: str
+    system: str
+    game_type: str
+    tournament: str
+    match_key: str
+    rating_before: float
+    rating_after: float
+    recorded_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotFaults:
+    """One bot's fault tally: matches played, faults in total and by reason code."""
+
+    bot: str
+    matches: int
+    hands: int
+    faults: int
+    sat_out: int
+    forfeited: int
+    reasons: dict[str, int] = field(compare=False)
+
+
+def seat_results(result: MatchResult, *, duplicate_block: int = 1) -> list[SeatResult]:
+    """The seats of a dealer :class:`~arena.dealer.MatchResult` as :class:`SeatResult` s.
+
+    Units are blocks of ``duplicate_block`` hands, cut the same way as
+    :func:`arena.dealer.summarize` cuts them.
+    """
+    block = max(1, duplicate_block)
+    rows = []
+    for seat, name in enumerate(result.names):
+        per_hand = [payoff[seat] for payoff in result.payoffs]
+        units = [sum(per_hand[i : i + block]) for i in range(0, len(per_hand) - block + 1, block)]
+        rows.append(
+            SeatResult(
+                bot=name,
+                seat=seat,
+                chips=result.chips_won[seat],
+                hands=result.hands_played,
+                faults=sum(1 for fault in result.faults if fault.seat == seat),
+                sat_out=result.sat_out[seat],
+                forfeited=result.forfeited[seat],
+                unit_chips=tuple(units),
+            )
+        )
+    return rows

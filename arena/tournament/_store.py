@@ -1,0 +1,621 @@
+"""Persistence: bots, tournaments, matches, per-seat results and rating history in SQLite.
+
+One file, no server. Each finished match is committed in one transaction together with
+its seat results, faults and rating updates, so after ``kill -9`` a match is either all
+there or not there at all; ``UNIQUE (tournament_id, match_key)`` makes sure a resumed
+tournament never counts one twice (:class:`AlreadyRecorded`).
+
+Durability: the file runs in WAL mode with ``synchronous = FULL``. WAL with ``NORMAL``
+already survives the process being killed (a commit is in the WAL file, in the OS page
+cache, before ``COMMIT`` returns); ``FULL`` also fsyncs the WAL at every commit, so a
+recorded match survives a power cut or kernel crash too. That is one fsync per match,
+which is nothing next to the match itself.
+
+Every method is synchronous and short (one small transaction). A :class:`Store` may be
+shared between threads, e.g. called through ``trio.to_thread.run_sync``; a lock
+serialises the calls. Another process may open the same file: writers wait up to
+``busy_timeout`` seconds for each other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from arena.tournament._schema import (
+    AlreadyRecorded,
+    BotFaults,
+    MatchRow,
+    RatingRow,
+    RatingUpdate,
+    ScheduledRow,
+    SchemaError,
+    SeatResult,
+    SeatRow,
+    StoreError,
+    TournamentExists,
+    TournamentRow,
+    UnknownMatch,
+    migrate,
+    seat_results,
+)
+
+__all__ = [
+    "AlreadyRecorded",
+    "BotFaults",
+    "MatchRow",
+    "RatingRow",
+    "RatingUpdate",
+    "ScheduledRow",
+    "SeatResult",
+    "SeatRow",
+    "Store",
+    "StoreError",
+    "TournamentExists",
+    "TournamentRow",
+    "UnknownMatch",
+    "seat_results",
+]
+
+
+# --- the store ----------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _get(row: Any, name: str, default: Any = ...) -> Any:
+    """A field of a mapping or an object; ``default`` if given and missing."""
+    if isinstance(row, Mapping):
+        if name in row:
+            return row[name]
+    elif hasattr(row, name):
+        return getattr(row, name)
+    if default is ...:
+        raise ValueError(f"{row!r} has no {name!r}")
+    return default
+
+
+def _as_dict(item: Any) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        return dict(item)
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        return dataclasses.asdict(item)
+    if hasattr(item, "_asdict"):
+        return dict(item._asdict())
+    return dict(vars(item))
+
+
+def _seed(value: Any) -> int | None:
+    if value is None:
+        return None
+    seed = int(value)
+    if not -(2**63) <= seed < 2**63:
+        raise ValueError(f"seed {seed} does not fit in 64 signed bits")
+    return seed
+
+
+class Store:
+    """An open arena database. Use :meth:`open`; close it, or use it as a context manager."""
+
+    BUSY_TIMEOUT = 30.0
+    """Seconds a writer waits for another process's transaction before giving up."""
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self._db = connection
+        self.path = path
+        self._lock = threading.Lock()
+
+    # --- opening and closing --------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path) -> Store:
+        """Open (creating it and its parent folder if missing) the database at ``path``.
+
+        Raises :class:`StoreError` naming the file when it cannot be opened, is not an
+        arena database, is corrupt, or was written by a newer arena.
+        """
+        name = str(path)
+        if name != ":memory:":
+            Path(name).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            connection = sqlite3.connect(
+                name, isolation_level=None, check_same_thread=False, timeout=cls.BUSY_TIMEOUT
+            )
+        except sqlite3.Error as error:
+            raise StoreError(f"{name}: cannot open: {error}") from error
+        try:
+            # The first read of the header tells a garbage file from a database.
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            connection.execute("PRAGMA synchronous = FULL")
+            migrate(connection)
+        except SchemaError as error:
+            connection.close()
+            raise StoreError(f"{name}: {error}") from None
+        except sqlite3.Error as error:
+            connection.close()
+            raise StoreError(f"{name}: not an arena database or corrupt: {error}") from error
+        return cls(connection, name)
+
+    def close(self) -> None:
+        """Close the file; closing twice is fine."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._errors():
+            yield self._db
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls all of it back."""
+        with self._lock, self._errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.IntegrityError as error:
+            raise StoreError(f"{self.path}: record refused: {error}") from error
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+
+    # --- bots -----------------------------------------------------------------------
+
+    def upsert_bot(self, name: str, spec: str = "") -> int:
+        """The bot's id, adding it if new; a non-empty ``spec`` replaces the stored one."""
+        with self._write() as db:
+            return self._bot_id(db, name, spec)
+
+    @staticmethod
+    def _bot_id(db: sqlite3.Connection, name: str, spec: str = "") -> int:
+        db.execute(
+            "INSERT INTO bots (name, spec, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET spec = excluded.spec WHERE excluded.spec <> ''",
+            (name, spec, _now()),
+        )
+        (bot_id,) = db.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchone()
+        return int(bot_id)
+
+    def bots(self) -> dict[str, str]:
+        """Every bot's name and spec, by name."""
+        with self._read() as db:
+            return dict(db.execute("SELECT name, spec FROM bots ORDER BY name"))
+
+    # --- tournaments ----------------------------------------------------------------
+
+    def create_tournament(
+        self, name: str, config_json: str, schedule: Sequence[Mapping[str, Any]]
+    ) -> int:
+        """Store a tournament and its whole schedule in one transaction; returns its id.
+
+        Each schedule row is a mapping (or an object with these attributes): ``key``
+        (unique within the tournament), ``seats`` (bot names in seat order), ``hands``,
+        and optionally ``seed`` (int or None), ``duplicate`` (bool) and ``round`` (int).
+        The row is also kept as given, in :attr:`ScheduledRow.data`. Bots named in the
+        seats are added if new. Raises :class:`TournamentExists` if the name is taken and
+        ``ValueError`` for a malformed row (nothing is stored then).
+        """
+        rows = []
+        for position, item in enumerate(schedule):
+            key = str(_get(item, "key"))
+            seats = [str(seat) for seat in _get(item, "seats")]
+            data = _as_dict(item)
+            rows.append(
+                (
+                    position,
+                    key,
+                    int(_get(item, "round", 0)),
+                    seats,
+                    int(_get(item, "hands")),
+                    _seed(_get(item, "seed", None)),
+                    bool(_get(item, "duplicate", False)),
+                    json.dumps(data, sort_keys=True, default=str),
+                )
+            )
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM tournaments WHERE name = ?", (name,)).fetchone():
+                raise TournamentExists(f"{self.path}: a tournament named {name!r} exists")
+            cursor = db.execute(
+                "INSERT INTO tournaments (name, config_json, status, created_at) "
+                "VALUES (?, ?, 'running', ?)",
+                (name, config_json, _now()),
+            )
+            tournament_id = int(cursor.lastrowid or 0)
+            for position, key, round_, seats, hands, seed, duplicate, data in rows:
+                for bot in seats:
+                    self._bot_id(db, bot)
+                db.execute(
+                    "INSERT INTO scheduled_matches (tournament_id, position, match_key, round, "
+                    "seats_json, hands, seed, duplicate, row_json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        tournament_id,
+                        position,
+                        key,
+                        round_,
+                        json.dumps(seats),
+                        hands,
+                        seed,
+                        int(duplicate),
+                        data,
+                    ),
+                )
+            return tournament_id
+
+    def get_tournament(self, name: str) -> TournamentRow | None:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT id, name, config_json, status, created_at, finished_at "
+                "FROM tournaments WHERE name = ?",
+                (name,),
+            ).fetchone()
+        return TournamentRow(*row) if row else None
+
+    def tournaments(self) -> list[TournamentRow]:
+        """Every tournament, oldest first."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id, name, config_json, status, created_at, finished_at "
+                "FROM tournaments ORDER BY id"
+            ).fetchall()
+        return [TournamentRow(*row) for row in rows]
+
+    def finish_tournament(self, tournament_id: int) -> None:
+        """Mark it finished (the first finish time is kept if called again)."""
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE tournaments SET status = 'finished', finished_at = COALESCE(finished_at, ?) "
+                "WHERE id = ?",
+                (_now(), tournament_id),
+            )
+            if cursor.rowcount != 1:
+                raise UnknownMatch(f"{self.path}: no tournament with id {tournament_id}")
+
+    def schedule(self, tournament_id: int) -> list[ScheduledRow]:
+        """The whole schedule, in order."""
+        return self._scheduled(tournament_id, pending_only=False)
+
+    def pending_matches(self, tournament_id: int) -> list[ScheduledRow]:
+        """Schedule rows with no recorded result yet, in schedule order."""
+        return self._scheduled(tournament_id, pending_only=True)
+
+    def _scheduled(self, tournament_id: int, *, pending_only: bool) -> list[ScheduledRow]:
+        where = (
+            " AND NOT EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = s.tournament_id "
+            "AND m.match_key = s.match_key)"
+            if pending_only
+            else ""
+        )
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id, tournament_id, position, match_key, round, seats_json, hands, seed, "
+                "duplicate, row_json FROM scheduled_matches s WHERE tournament_id = ?"
+                + where
+                + " ORDER BY position",
+                (tournament_id,),
+            ).fetchall()
+        return [
+            ScheduledRow(
+                id=row[0],
+                tournament_id=row[1],
+                position=row[2],
+                key=row[3],
+                round=row[4],
+                seats=tuple(json.loads(row[5])),
+                hands=row[6],
+                seed=row[7],
+                duplicate=bool(row[8]),
+                data=json.loads(row[9]),
+            )
+            for row in rows
+        ]
+
+    # --- results --------------------------------------------------------------------
+
+    def record_match(
+        self,
+        tournament_id: int,
+        match_key: str,
+        *,
+        game_type: str,
+        big_blind: int,
+        duplicate_block: int,
+        result_summary: Mapping[str, Any],
+        seats: Sequence[SeatResult | Mapping[str, Any]],
+        records_dir: str | Path,
+        rating_updates: Sequence[RatingUpdate | tuple[str, str, str, float, float]] = (),
+        faults: Sequence[Any] = (),
+    ) -> int:
+        """Record a finished match, its seats, faults and rating updates atomically.
+
+        All of it is one ``BEGIN IMMEDIATE`` ... ``COMMIT``: if anything fails, nothing
+        of the match is stored. ``seats`` are :class:`SeatResult` s (or mappings with
+        the same keys); ``faults`` are :class:`arena.dealer.FaultRecord` -like objects
+        or mappings; ``records_dir`` is where the match's hand histories are. Returns the
+        new match id.
+
+        Raises :class:`AlreadyRecorded` (nothing written) when the key already has a
+        result: a match is never counted twice. Raises :class:`UnknownMatch` when the key
+        is not in the tournament's schedule, and :class:`StoreError` when a row breaks a
+        constraint (e.g. a NaN rating or two results for one seat).
+        """
+        seat_rows = [self._seat_row(seat) for seat in seats]
+        updates = [RatingUpdate(*update) for update in rating_updates]
+        with self._write() as db:
+            existing = db.execute(
+                "SELECT id FROM matches WHERE tournament_id = ? AND match_key = ?",
+                (tournament_id, match_key),
+            ).fetchone()
+            if existing:
+                raise AlreadyRecorded(
+                    f"{self.path}: match {match_key!r} of tournament {tournament_id} "
+                    "is already recorded",
+                    match_id=int(existing[0]),
+                )
+            if not db.execute(
+                "SELECT 1 FROM scheduled_matches WHERE tournament_id = ? AND match_key = ?",
+                (tournament_id, match_key),
+            ).fetchone():
+                raise UnknownMatch(
+                    f"{self.path}: match {match_key!r} is not in the schedule of "
+                    f"tournament {tournament_id}"
+                )
+            cursor = db.execute(
+                "INSERT INTO matches (tournament_id, match_key, game_type, big_blind, "
+                "duplicate_block, hands_played, reason, summary_json, records_dir, finished_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    tournament_id,
+                    match_key,
+                    game_type,
+                    big_blind,
+                    duplicate_block,
+                    result_summary.get("hands_played"),
+                    result_summary.get("reason"),
+                    json.dumps(result_summary, sort_keys=True, default=str),
+                    str(records_dir),
+                    _now(),
+                ),
+            )
+            match_id = int(cursor.lastrowid or 0)
+            for bot, seat, chips, hands, n_faults, sat_out, forfeited, units in seat_rows:
+                db.execute(
+                    "INSERT INTO seat_results (match_id, seat, bot_id, chips, hands, faults, "
+                    "sat_out, forfeited, unit_chips_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id,
+                        seat,
+                        self._bot_id(db, bot),
+                        chips,
+                        hands,
+                        n_faults,
+                        sat_out,
+                        forfeited,
+                        units,
+                    ),
+                )
+            for fault in faults:
+                db.execute(
+                    "INSERT INTO faults (match_id, hand_number, seat, reason, detail, applied, "
+                    "decision_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id,
+                        int(_get(fault, "hand_number")),
+                        int(_get(fault, "seat")),
+                        str(_get(fault, "reason")),
+                        str(_get(fault, "detail", "")),
+                        str(_get(fault, "applied", "")),
+                        str(_get(fault, "decision_id", "")),
+                    ),
+                )
+            for update in updates:
+                db.execute(
+                    "INSERT INTO ratings (bot_id, system, game_type, match_id, rating_before, "
+                    "rating_after) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        self._bot_id(db, update.bot),
+                        update.system,
+                        update.game_type,
+                        match_id,
+                        _rating(update.rating_before),
+                        _rating(update.rating_after),
+                    ),
+                )
+            return match_id
+
+    @staticmethod
+    def _seat_row(seat: Any) -> tuple[str, int, int, int, int, int, int, str]:
+        return (
+            str(_get(seat, "bot")),
+            int(_get(seat, "seat")),
+            int(_get(seat, "chips")),
+            int(_get(seat, "hands")),
+            int(_get(seat, "faults", 0)),
+            int(bool(_get(seat, "sat_out", False))),
+            int(bool(_get(seat, "forfeited", False))),
+            json.dumps([int(x) for x in _get(seat, "unit_chips", ())]),
+        )
+
+    # --- queries --------------------------------------------------------------------
+
+    def match_rows(
+        self, game_type: str | None = None, tournament: str | None = None
+    ) -> list[MatchRow]:
+        """Recorded matches in the order they were recorded, optionally filtered."""
+        where, args = _filters(game_type=game_type, tournament=tournament)
+        with self._read() as db:
+            matches = db.execute(
+                "SELECT m.id, m.match_key, t.name, m.game_type, m.big_blind, m.duplicate_block, "
+                "m.hands_played, m.reason, m.finished_at, m.records_dir, m.summary_json "
+                "FROM matches m JOIN tournaments t ON t.id = m.tournament_id"
+                + where
+                + " ORDER BY m.id",
+                args,
+            ).fetchall()
+            seats: dict[int, list[SeatRow]] = {}
+            for row in db.execute(
+                "SELECT r.match_id, b.name, r.seat, r.chips, r.hands, r.faults, r.sat_out, "
+                "r.forfeited, r.unit_chips_json FROM seat_results r "
+                "JOIN matches m ON m.id = r.match_id JOIN tournaments t ON t.id = m.tournament_id "
+                "JOIN bots b ON b.id = r.bot_id" + where + " ORDER BY r.match_id, r.seat",
+                args,
+            ):
+                seats.setdefault(row[0], []).append(
+                    SeatRow(
+                        bot=row[1],
+                        seat=row[2],
+                        chips=row[3],
+                        hands=row[4],
+                        faults=row[5],
+                        sat_out=bool(row[6]),
+                        forfeited=bool(row[7]),
+                        unit_chips=tuple(json.loads(row[8])),
+                    )
+                )
+        return [
+            MatchRow(
+                id=row[0],
+                key=row[1],
+                tournament=row[2],
+                game_type=row[3],
+                big_blind=row[4],
+                duplicate_block=row[5],
+                hands_played=row[6],
+                reason=row[7],
+                finished_at=row[8],
+                records_dir=row[9],
+                seats=tuple(seats.get(row[0], ())),
+                summary=json.loads(row[10]),
+            )
+            for row in matches
+        ]
+
+    def rating_history(
+        self, bot: str | None = None, system: str = "elo", game_type: str | None = None
+    ) -> list[RatingRow]:
+        """Rating changes in the order they were recorded."""
+        where = " WHERE r.system = ?"
+        args: list[Any] = [system]
+        if bot is not None:
+            where += " AND b.name = ?"
+            args.append(bot)
+        if game_type is not None:
+            where += " AND r.game_type = ?"
+            args.append(game_type)
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT r.id, b.name, r.system, r.game_type, t.name, m.match_key, "
+                "r.rating_before, r.rating_after, m.finished_at FROM ratings r "
+                "JOIN bots b ON b.id = r.bot_id JOIN matches m ON m.id = r.match_id "
+                "JOIN tournaments t ON t.id = m.tournament_id" + where + " ORDER BY r.id",
+                args,
+            ).fetchall()
+        return [RatingRow(*row) for row in rows]
+
+    def current_ratings(self, system: str, game_type: str) -> dict[str, float]:
+        """Each rated bot's latest ``rating_after`` in this system and game type."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT b.name, r.rating_after FROM ratings r JOIN bots b ON b.id = r.bot_id "
+                "WHERE r.id IN (SELECT MAX(id) FROM ratings WHERE system = ? AND game_type = ? "
+                "GROUP BY bot_id) ORDER BY b.name",
+                (system, game_type),
+            ).fetchall()
+        return {name: float(rating) for name, rating in rows}
+
+    def standing_pool(self, game_type: str) -> list[str]:
+        """Bots with at least one recorded match in this game type, by name."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT DISTINCT b.name FROM seat_results r JOIN bots b ON b.id = r.bot_id "
+                "JOIN matches m ON m.id = r.match_id WHERE m.game_type = ? ORDER BY b.name",
+                (game_type,),
+            ).fetchall()
+        return [name for (name,) in rows]
+
+    def faults_by_bot(
+        self, game_type: str | None = None, tournament: str | None = None
+    ) -> dict[str, BotFaults]:
+        """Per bot with a recorded match: matches, hands, faults, sit-outs, forfeits, reasons."""
+        where, args = _filters(game_type=game_type, tournament=tournament)
+        with self._read() as db:
+            totals = db.execute(
+                "SELECT b.name, COUNT(*), SUM(r.hands), SUM(r.faults), SUM(r.sat_out), "
+                "SUM(r.forfeited) FROM seat_results r JOIN bots b ON b.id = r.bot_id "
+                "JOIN matches m ON m.id = r.match_id JOIN tournaments t ON t.id = m.tournament_id"
+                + where
+                + " GROUP BY b.name ORDER BY b.name",
+                args,
+            ).fetchall()
+            reasons: dict[str, dict[str, int]] = {}
+            for name, reason, count in db.execute(
+                "SELECT b.name, f.reason, COUNT(*) FROM faults f "
+                "JOIN seat_results r ON r.match_id = f.match_id AND r.seat = f.seat "
+                "JOIN bots b ON b.id = r.bot_id JOIN matches m ON m.id = f.match_id "
+                "JOIN tournaments t ON t.id = m.tournament_id"
+                + where
+                + " GROUP BY b.name, f.reason ORDER BY b.name, f.reason",
+                args,
+            ):
+                reasons.setdefault(name, {})[reason] = count
+        return {
+            name: BotFaults(
+                bot=name,
+                matches=matches,
+                hands=hands,
+                faults=n_faults,
+                sat_out=sat_out,
+                forfeited=forfeited,
+                reasons=reasons.get(name, {}),
+            )
+            for name, matches, hands, n_faults, sat_out, forfeited in totals
+        }
+
+
+def _rating(value: float) -> float | None:
+    """A finite rating; NaN and infinities become NULL, which the schema refuses."""
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _filters(*, game_type: str | None, tournament: str | None) -> tuple[str, list[Any]]:
+    clauses, args = [], []
+    if game_type is not None:
+        clauses.append("m.game_type = ?")
+        args.append(game_type)
+    if tournament is not None:
+        clauses.append("t.name = ?")
+        args.append(tournament)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
