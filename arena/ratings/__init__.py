@@ -1,0 +1,45 @@
+"""Ratings: Elo, a batch Bradley-Terry fit, LOS, win rates and SPRT (pure, no I/O).
+
+Everything here works on plain values: a match or table becomes :class:`PairResult` s
+(:func:`pairwise_results`) for :class:`EloSystem` and :func:`fit_ratings`, or per-unit
+chips (:class:`MatchChips`) for win rates; :class:`Sprt` and :class:`ChipSprt` tell a
+running match when it may stop. Every figure comes with its 95% interval.
+"""
+
+from arena.ratings._elo import EloSystem as EloSystem
+from arena.ratings._fit import ELO_PER_NEPER as ELO_PER_NEPER
+from arena.ratings._fit import Rating as Rating
+from arena.ratings._fit import fit_ratings as fit_ratings
+from arena.ratings._los import chip_los_matrix as chip_los_matrix
+from arena.ratings._los import los as los
+from arena.ratings._los import los_from_chips as los_from_chips
+from arena.ratings._los import los_matrix as los_matrix
+from arena.ratings._pairwise import PairResult as PairResult
+from arena.ratings._pairwise import pairwise_results as pairwise_results
+from arena.ratings._sprt import ChipSprt as ChipSprt
+from arena.ratings._sprt import Sprt as Sprt
+from arena.ratings._sprt import SprtStatus as SprtStatus
+from arena.ratings._winrates import MatchChips as MatchChips
+from arena.ratings._winrates import bot_win_rates as bot_win_rates
+from arena.ratings._winrates import pair_units as pair_units
+from arena.ratings._winrates import pair_win_rates as pair_win_rates
+
+__all__ = [
+    "ELO_PER_NEPER",
+    "ChipSprt",
+    "EloSystem",
+    "MatchChips",
+    "PairResult",
+    "Rating",
+    "Sprt",
+    "SprtStatus",
+    "bot_win_rates",
+    "chip_los_matrix",
+    "fit_ratings",
+    "los",
+    "los_from_chips",
+    "los_matrix",
+    "pair_units",
+    "pair_win_rates",
+    "pairwise_results",
+]
