@@ -147,6 +147,7 @@ class _MatchRunner:
         self.on_hand = on_hand
         self.on_fault = on_fault
         self._decisions = 0
+        self.stop_when: Callable[[MatchResult], bool] | None = None
         self.table = Table(settings.config, seats=n, first_button=0)
         for seat in self.seats:
             self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
@@ -469,10 +470,18 @@ class _MatchRunner:
             for seat in self.seats:
                 nursery.start_soon(self._open, seat, 0)
         try:
+            block = len(self.seats) if s.duplicate else 1
             for hand_number in range(1, s.hands + 1):
                 if hand_number > 1:
                     await self._maybe_reconnect(hand_number)
                 if not await self._play_hand(hand_number):
+                    break
+                if (
+                    self.stop_when is not None
+                    and hand_number % block == 0
+                    and self.stop_when(self.result)
+                ):
+                    self.result.reason = "stopped early"
                     break
         finally:
             with trio.CancelScope(shield=True):
@@ -524,6 +533,13 @@ async def run_match(
     *,
     on_hand: HandObserver | None = None,
     on_fault: Callable[[FaultRecord], None] | None = None,
+    stop_when: Callable[[MatchResult], bool] | None = None,
 ) -> MatchResult:
-    """Play ``settings.hands`` hands among ``drivers`` (seat i = drivers[i])."""
-    return await _MatchRunner(drivers, settings, on_hand, on_fault).run()
+    """Play ``settings.hands`` hands among ``drivers`` (seat i = drivers[i]).
+
+    ``stop_when`` is asked after every hand (after every duplicate block when dealing
+    duplicate) and ends the match early when it returns True, e.g. a sequential test.
+    """
+    runner = _MatchRunner(drivers, settings, on_hand, on_fault)
+    runner.stop_when = stop_when
+    return await runner.run()

@@ -307,3 +307,30 @@ async def test_r28_jackpots_match_carries_dead_pots_and_conserves_chips() -> Non
     assert dead_hands, "some deals should have no opener"
     assert 0 == sum(result.chips_won)
     assert sum(sum(row) for row in result.payoffs) == 0
+
+
+@pytest.mark.trio
+async def test_stop_when_ends_a_duplicate_match_at_a_block_boundary() -> None:
+    """An early-stopping rule is asked after whole duplicate blocks and ends the match there."""
+    from arena.ratings import ChipSprt
+
+    sprt = ChipSprt(0.0, 500.0, big_blind=2, hands_per_unit=2, min_samples=10)
+    seen = [0]
+
+    def stop(result) -> bool:
+        rows = result.payoffs[seen[0] :]
+        seen[0] = len(result.payoffs)
+        sprt.add(sum(row[0] for row in rows))
+        return sprt.status != "continue"
+
+    bots = [
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(RandomPolicy(__import__("random").Random(1)))),
+    ]
+    settings = MatchSettings(config=GameConfig(), hands=2000, seed=3, duplicate=True)
+    result = await run_match(bots, settings, stop_when=stop)
+    assert "stopped early" == result.reason
+    assert result.hands_played < 2000
+    assert 0 == result.hands_played % 2
+    assert "accept_h1" == sprt.status
+    assert _conserved(result)
