@@ -67,10 +67,14 @@ async def open_drivers(
         if spec.kind == "builtin":
             drivers.append(builtin_driver(spec, seed))
             continue
-        where = {"command": spec.argv} if spec.kind == "command" else {"address": spec.target}
+        where: dict = (
+            {"command": spec.argv, "log_dir": log_dir}
+            if spec.kind == "command"
+            else {"address": spec.target}
+        )
         try:
             driver = await stack.enter_async_context(
-                open_bot(spec.name, startup_timeout=startup_timeout, log_dir=log_dir, **where)
+                open_bot(spec.name, startup_timeout=startup_timeout, **where)
             )
         except BotStartError as error:
             raise click.ClickException(

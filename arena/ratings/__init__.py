@@ -19,6 +19,9 @@ from arena.ratings._pairwise import pairwise_results as pairwise_results
 from arena.ratings._sprt import ChipSprt as ChipSprt
 from arena.ratings._sprt import Sprt as Sprt
 from arena.ratings._sprt import SprtStatus as SprtStatus
+from arena.ratings._systems import BatchFit as BatchFit
+from arena.ratings._systems import IncrementalElo as IncrementalElo
+from arena.ratings._systems import builtin_rating_systems as builtin_rating_systems
 from arena.ratings._winrates import MatchChips as MatchChips
 from arena.ratings._winrates import bot_win_rates as bot_win_rates
 from arena.ratings._winrates import pair_units as pair_units
@@ -26,14 +29,17 @@ from arena.ratings._winrates import pair_win_rates as pair_win_rates
 
 __all__ = [
     "ELO_PER_NEPER",
+    "BatchFit",
     "ChipSprt",
     "EloSystem",
+    "IncrementalElo",
     "MatchChips",
     "PairResult",
     "Rating",
     "Sprt",
     "SprtStatus",
     "bot_win_rates",
+    "builtin_rating_systems",
     "chip_los_matrix",
     "fit_ratings",
     "los",

@@ -11,7 +11,8 @@ import arena.ratings
 KNOWN = {
     "ELO_PER_NEPER", "ChipSprt", "EloSystem", "MatchChips", "PairResult", "Rating", "Sprt",
     "SprtStatus", "bot_win_rates", "chip_los_matrix", "fit_ratings", "los", "los_from_chips",
-    "los_matrix", "pair_units", "pair_win_rates", "pairwise_results",
+    "los_matrix", "pair_units", "pair_win_rates", "pairwise_results", "BatchFit", "IncrementalElo",
+    "builtin_rating_systems",
 }  # fmt: skip
 
 

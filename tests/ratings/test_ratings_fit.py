@@ -152,3 +152,16 @@ class TestLinalg:
         """A singular matrix raises ValueError."""
         with pytest.raises(ValueError):
             inverse_spd([[1.0, 1.0], [1.0, 1.0]])
+
+
+def test_builtin_rating_systems_are_order_aware_elo_and_order_free_fit():
+    """The plugin-provided systems: incremental Elo depends on order, the batch fit does not."""
+    from arena.ratings import PairResult, builtin_rating_systems
+
+    systems = {system.name: system for system in builtin_rating_systems()}
+    assert {"elo", "bt-fit"} == set(systems)
+    results = [PairResult("a", "b", 1.0), PairResult("a", "b", 1.0), PairResult("b", "a", 1.0)]
+    forward = systems["elo"].rate(results)
+    backward = systems["elo"].rate(results[::-1])
+    assert forward["a"] != backward["a"]
+    assert systems["bt-fit"].rate(results)["a"].elo == systems["bt-fit"].rate(results[::-1])["a"].elo
