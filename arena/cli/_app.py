@@ -9,7 +9,13 @@ import click
 from arena import __version__
 
 # Command modules, imported lazily so `arena --help` stays fast.
-_COMMAND_MODULES = ("arena.cli._check", "arena.cli._demo", "arena.cli._match", "arena.cli._replay")
+_COMMAND_MODULES = (
+    "arena.cli._check",
+    "arena.cli._demo",
+    "arena.cli._match",
+    "arena.cli._replay",
+    "arena.cli._tournament",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,7 +27,8 @@ def cli() -> None:
 def _register() -> None:
     for name in _COMMAND_MODULES:
         module = importlib.import_module(name)
-        cli.add_command(module.command)
+        for command in getattr(module, "commands", None) or (module.command,):
+            cli.add_command(command)
 
 
 def main() -> None:

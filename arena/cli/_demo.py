@@ -1,65 +1,72 @@
-"""``arena demo``: the example players at one table, with a summary that has error bars."""
+"""``arena demo``: a round robin of the example bots, ending with the leaderboard."""
 
 from __future__ import annotations
 
-import random
+import dataclasses
+from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table as RichTable
 
-from arena.engine import Deck, GameConfig, Hand, Structure
-from arena.policies import BUILT_IN
-from arena.stats import win_rate
+from arena.cli._tournament import demo_config, play_tournament, standings_table
+
+DEMO_FILE = Path("examples_tournaments/demo.toml")
 
 
 @click.command("demo")
-@click.option("--hands", default=600, show_default=True, help="Hands to play.")
-@click.option("--seed", default=2026, show_default=True, help="Seed for cards and random players.")
 @click.option(
-    "--structure",
-    type=click.Choice([s.value for s in Structure]),
-    default=Structure.FIXED_LIMIT.value,
+    "--file",
+    "file",
+    type=click.Path(path_type=Path),
+    default=DEMO_FILE,
     show_default=True,
+    help="The tournament to play.",
 )
 @click.option(
-    "--players",
-    default="random,calling-station,rule-based",
-    show_default=True,
-    help=f"Comma-separated built-in policies: {', '.join(BUILT_IN)}.",
+    "--hands", type=click.IntRange(2), default=None, help="Hands per match (default: the file's)."
 )
-def command(hands: int, seed: int, structure: str, players: str) -> None:
-    """Play a few hundred hands between built-in in-process players and print a summary.
+@click.option(
+    "--db",
+    "database",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="SQLite file (default: the file's).",
+)
+@click.option(
+    "--out",
+    "output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Records folder (default: the file's).",
+)
+@click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
+def command(
+    file: Path, hands: int | None, database: Path | None, output: Path | None, no_plugins: bool
+) -> None:
+    """Play a round robin among the example bots (the Node bot too when Node.js is installed).
 
-    Stacks reset to 100 big blinds every hand (as in research matches) and the
-    button moves one seat per hand.
+    Each run is a new tournament in the same database, so the ratings build up across
+    runs; `arena ratings` prints them again later.
     """
-    names = [name.strip() for name in players.split(",") if name.strip()]
-    unknown = [name for name in names if name not in BUILT_IN]
-    if unknown or not 2 <= len(names) <= 7:
-        raise click.BadParameter(
-            f"need 2-7 of {', '.join(BUILT_IN)}; got {players!r}", param_hint="--players"
+    config = demo_config(file, None)
+    changes: dict[str, object] = {}
+    if hands is not None:
+        changes["hands_per_match"] = hands
+    if database is not None:
+        changes["database"] = database.resolve()
+    if output is not None:
+        changes["output"] = output.resolve()
+    config = dataclasses.replace(config, **changes)
+    console = Console()
+    standings = play_tournament(config, resume=False, no_plugins=no_plugins, console=console)
+    console.print(
+        standings_table(
+            standings, f"leaderboard: {standings.game_type}, every tournament in {config.database}"
         )
-    rng = random.Random(seed)
-    policies = [
-        BUILT_IN[name](random.Random(rng.random())) if name == "random" else BUILT_IN[name]()
-        for name in names
-    ]
-    config = GameConfig(structure=Structure(structure), big_blind=2, small_bet=2)
-    stack = 100 * config.big_blind
-    results: list[list[int]] = [[] for _ in names]
-    for number in range(hands):
-        hand = Hand(config, [stack] * len(names), number % len(names), Deck.shuffled(rng))
-        while hand.actor is not None:
-            hand.apply(policies[hand.actor].decide(hand.view(hand.actor)))
-        for seat, payoff in enumerate(hand.payoffs or ()):
-            results[seat].append(payoff)
-    table = RichTable(title=f"{hands} hands of {structure.replace('_', ' ')} Five Card Draw")
-    table.add_column("player")
-    table.add_column("chips won", justify="right")
-    table.add_column("mbb/hand (95% CI)", justify="right")
-    order = sorted(range(len(names)), key=lambda seat: -sum(results[seat]))
-    for seat in order:
-        rate = win_rate(results[seat], config.big_blind)  # type: ignore[arg-type]
-        table.add_row(f"{names[seat]} (seat {seat})", f"{sum(results[seat]):+d}", str(rate))
-    Console().print(table)
+    )
+    console.print(
+        "Elo (fit) is the order-independent Bradley-Terry fit over every stored match, anchored at 'random' = 1000;"
+    )
+    console.print(
+        "Elo (live) is the incremental rating; mbb/hand is milli-big-blinds won per hand. Intervals are 95%."
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import random
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,35 +21,15 @@ from arena.dealer import (
     MatchSettings,
     OnFaultLimit,
     open_bot,
+    policy_driver,
     run_match,
 )
 from arena.dealer._records import MatchRecorder
 from arena.engine import ConfigError, GameConfig, JokerMode, Structure
-from arena.policies import BUILT_IN
-
-
-class _PolicyBot:
-    """An in-process policy speaking the SDK's ``handle`` protocol."""
-
-    def __init__(self, policy, name: str) -> None:
-        from arena.sdk import Bot
-
-        class _Wrapped(Bot):
-            def decide(self, decision):
-                return policy.decide(decision)
-
-        self._bot = _Wrapped()
-        self._bot.name = name
-        self.name = name
-
-    def handle(self, message):
-        return self._bot.handle(message)
 
 
 def builtin_driver(spec: BotSpec, seed: int | None) -> LocalBot:
-    cls = BUILT_IN[spec.target]
-    policy = cls(random.Random(seed)) if spec.target == "random" else cls()
-    return LocalBot(_PolicyBot(policy, spec.name), name=spec.name)
+    return policy_driver(spec.name, spec.target, seed)
 
 
 async def open_drivers(

@@ -13,6 +13,8 @@ from arena.dealer._match import MatchResult as MatchResult
 from arena.dealer._match import MatchSettings as MatchSettings
 from arena.dealer._match import OnFaultLimit as OnFaultLimit
 from arena.dealer._match import run_match as run_match
+from arena.dealer._policy import PolicyBot as PolicyBot
+from arena.dealer._policy import policy_driver as policy_driver
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
@@ -31,10 +33,12 @@ __all__ = [
     "MatchResult",
     "MatchSettings",
     "OnFaultLimit",
+    "PolicyBot",
     "SeatBrokenError",
     "SeatConnection",
     "driver_from_spec",
     "open_bot",
+    "policy_driver",
     "run_match",
     "wait_healthy",
 ]

@@ -22,16 +22,14 @@ if TYPE_CHECKING:
 @asynccontextmanager
 async def _open_policy(spec: BotSpecLike, seed: int | None) -> AsyncIterator[BotDriver]:
     """An in-process policy for the block; :class:`BotStartError` if there is no such policy."""
-    from arena.cli._bots import BotSpec
-    from arena.cli._match import builtin_driver
-    from arena.dealer import BotStartError
+    from arena.dealer import BotStartError, policy_driver
     from arena.policies import BUILT_IN
 
     if spec.target not in BUILT_IN:
         raise BotStartError(
             f"{spec.name}: unknown built-in policy {spec.target!r}; choose from {', '.join(BUILT_IN)}"
         )
-    driver = builtin_driver(BotSpec(spec.name, spec.kind, spec.target), seed)
+    driver = policy_driver(spec.name, spec.target, seed)
     try:
         yield driver
     finally:
@@ -78,11 +76,13 @@ class CommandDrivers:
         # BotSpec.argv replaces {python} with the running interpreter; a plain string
         # target is split like a shell would by the launcher
         command = getattr(spec, "argv", spec.target)
+        options = dict(context.options or {})
         return open_bot(
             spec.name,
             command=command,
             startup_timeout=context.startup_timeout,
             log_dir=context.log_dir,
+            workdir=options.get("workdir"),
         )
 
 

@@ -1,1 +1,51 @@
-"""Tournaments, persistence and ratings (layer 4)."""
+"""Tournaments, persistence and standings (layer 4)."""
+
+from arena.tournament._config import BotEntry as BotEntry
+from arena.tournament._config import Format as Format
+from arena.tournament._config import Ratings as Ratings
+from arena.tournament._config import Timeouts as Timeouts
+from arena.tournament._config import TournamentConfig as TournamentConfig
+from arena.tournament._config import TournamentConfigError as TournamentConfigError
+from arena.tournament._config import load_tournament as load_tournament
+from arena.tournament._config import parse_tournament as parse_tournament
+from arena.tournament._formats import ScheduledMatch as ScheduledMatch
+from arena.tournament._formats import ScheduleStats as ScheduleStats
+from arena.tournament._formats import build_schedule as build_schedule
+from arena.tournament._formats import schedule_statistics as schedule_statistics
+from arena.tournament._runner import Progress as Progress
+from arena.tournament._runner import TournamentError as TournamentError
+from arena.tournament._runner import run_tournament as run_tournament
+from arena.tournament._schema import AlreadyRecorded as AlreadyRecorded
+from arena.tournament._schema import StoreError as StoreError
+from arena.tournament._standings import Standing as Standing
+from arena.tournament._standings import Standings as Standings
+from arena.tournament._standings import compute_standings as compute_standings
+from arena.tournament._standings import game_type_of as game_type_of
+from arena.tournament._store import Store as Store
+from arena.tournament._store import seat_results as seat_results
+
+__all__ = [
+    "AlreadyRecorded",
+    "BotEntry",
+    "Format",
+    "Progress",
+    "Ratings",
+    "ScheduleStats",
+    "ScheduledMatch",
+    "Standing",
+    "Standings",
+    "Store",
+    "StoreError",
+    "Timeouts",
+    "TournamentConfig",
+    "TournamentConfigError",
+    "TournamentError",
+    "build_schedule",
+    "compute_standings",
+    "game_type_of",
+    "load_tournament",
+    "parse_tournament",
+    "run_tournament",
+    "schedule_statistics",
+    "seat_results",
+]

@@ -1,0 +1,276 @@
+"""``arena tournament run|resume`` and ``arena ratings``: competitions and the standing leaderboard."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import trio
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from arena.plugins import DriverContext, PluginError, get_plugin_manager, open_driver
+from arena.tournament import (
+    BotEntry,
+    Progress,
+    Standings,
+    Store,
+    StoreError,
+    TournamentConfig,
+    TournamentConfigError,
+    TournamentError,
+    compute_standings,
+    game_type_of,
+    load_tournament,
+    run_tournament,
+)
+
+DEFAULT_DATABASE = Path("arena-data/arena.db")
+
+
+def _interval(value: float, half: float, *, signed: bool = False) -> str:
+    shown = f"{value:+.0f}" if signed else f"{value:.0f}"
+    return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
+
+
+def standings_table(standings: Standings, title: str) -> RichTable:
+    """The leaderboard: batch-fit Elo and mbb/hand, each with its 95% interval."""
+    table = RichTable(title=title)
+    table.add_column("#", justify="right")
+    table.add_column("bot")
+    table.add_column("Elo (fit, 95% CI)", justify="right")
+    table.add_column("Elo (live)", justify="right")
+    table.add_column("mbb/hand (95% CI)", justify="right")
+    table.add_column("matches", justify="right")
+    table.add_column("hands", justify="right")
+    table.add_column("faults", justify="right")
+    for rank, row in enumerate(standings.rows, 1):
+        live = "-" if math.isnan(row.elo) else f"{row.elo:.0f}"
+        table.add_row(
+            str(rank),
+            row.bot,
+            _interval(row.fit.elo, row.fit.ci95),
+            live,
+            _interval(row.win_rate.mbb_per_hand, row.win_rate.ci95, signed=True),
+            str(row.matches),
+            str(row.hands),
+            str(row.faults),
+        )
+    return table
+
+
+def los_table(standings: Standings) -> RichTable:
+    """Likelihood of superiority from chip results, row bot over column bot."""
+    bots = [row.bot for row in standings.rows]
+    table = RichTable(title="likelihood of superiority (chips): row beats column")
+    table.add_column("")
+    for bot in bots:
+        table.add_column(bot, justify="right")
+    for a in bots:
+        cells = []
+        for b in bots:
+            value = standings.los.get((a, b))
+            cells.append("" if a == b or value is None else f"{value:.2f}")
+        table.add_row(a, *cells)
+    return table
+
+
+def _plugin_manager(no_plugins: bool):
+    try:
+        return get_plugin_manager(autoload=not no_plugins)
+    except PluginError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _opener(pm, config: TournamentConfig) -> Callable:
+    def open_bot_entry(entry: BotEntry):
+        context = DriverContext(
+            seed=config.seed,
+            log_dir=config.output / config.name / "bots",
+            startup_timeout=config.timeouts.startup,
+            options={"workdir": entry.workdir or config.workdir},
+        )
+        return open_driver(pm, entry, context)
+
+    return open_bot_entry
+
+
+def play_tournament(
+    config: TournamentConfig, *, resume: bool, no_plugins: bool, console: Console
+) -> Standings:
+    """Run (or resume) ``config`` with a live leaderboard; return the final standings."""
+    pm = _plugin_manager(no_plugins)
+    game_type = game_type_of(config.game)
+    config.database.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        store = Store.open(config.database)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    with store:
+        state = {"last": 0.0, "standings": None}
+
+        def leaderboard(progress: Progress) -> Group:
+            header = Text(f"{config.name}: {progress.done}/{progress.total} matches", style="bold")
+            standings = state["standings"]
+            if standings is None or not standings.rows:
+                return Group(header)
+            return Group(
+                header, standings_table(standings, f"standings ({game_type}, this tournament)")
+            )
+
+        with Live(
+            Text("starting bots..."), console=console, transient=True, refresh_per_second=4
+        ) as live:
+
+            def on_progress(progress: Progress) -> None:
+                for note in progress.notes:
+                    console.print(f"note: {note}")
+                progress.notes = []
+                now = time.monotonic()
+                if progress.done and (now - state["last"] > 1.0 or progress.done == progress.total):
+                    state["last"] = now
+                    state["standings"] = compute_standings(
+                        store,
+                        game_type,
+                        tournament=config.name,
+                        anchor=config.ratings.anchor,
+                        anchor_rating=config.ratings.anchor_rating,
+                    )
+                live.update(leaderboard(progress))
+
+            try:
+                progress = trio.run(
+                    lambda: run_tournament(
+                        config,
+                        store,
+                        resume=resume,
+                        hooks=pm.hook,
+                        on_progress=on_progress,
+                        open_driver=_opener(pm, config),
+                    )
+                )
+            except (TournamentError, StoreError) as error:
+                raise click.ClickException(str(error)) from None
+        overall = compute_standings(
+            store,
+            game_type,
+            anchor=config.ratings.anchor,
+            anchor_rating=config.ratings.anchor_rating,
+        )
+        pm.hook.arena_tournament_finished(name=config.name, standings=overall)
+        console.print(
+            f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database}"
+        )
+        return overall
+
+
+def _load(path: Path) -> TournamentConfig:
+    try:
+        return load_tournament(path)
+    except TournamentConfigError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@click.group("tournament")
+def tournament() -> None:
+    """Run tournaments from a TOML file (see examples_tournaments/)."""
+
+
+@tournament.command("run")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--no-plugins", is_flag=True, help="Do not autoload third-party plugins (reproducible runs)."
+)
+def run_command(file: Path, no_plugins: bool) -> None:
+    """Schedule and play the tournament in FILE, then print the leaderboard."""
+    config = _load(file)
+    console = Console()
+    standings = play_tournament(config, resume=False, no_plugins=no_plugins, console=console)
+    console.print(
+        standings_table(
+            standings,
+            f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}",
+        )
+    )
+
+
+@tournament.command("resume")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
+def resume_command(file: Path, no_plugins: bool) -> None:
+    """Finish an interrupted tournament: play only the matches with no recorded result."""
+    config = _load(file)
+    console = Console()
+    standings = play_tournament(config, resume=True, no_plugins=no_plugins, console=console)
+    console.print(
+        standings_table(
+            standings,
+            f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}",
+        )
+    )
+
+
+@click.command("ratings")
+@click.option(
+    "--db", "database", type=click.Path(path_type=Path), default=DEFAULT_DATABASE, show_default=True
+)
+@click.option(
+    "--game-type",
+    default=None,
+    help="Only this game type (e.g. fixed_limit); default: every one stored.",
+)
+@click.option(
+    "--tournament", "tournament_name", default=None, help="Only this tournament's matches."
+)
+@click.option("--anchor", default=None, help="Pin this bot's rating (with --anchor-rating).")
+@click.option("--anchor-rating", type=float, default=1000.0, show_default=True)
+@click.option(
+    "--los", "show_los", is_flag=True, help="Also print the likelihood-of-superiority matrix."
+)
+def ratings_command(
+    database: Path,
+    game_type: str | None,
+    tournament_name: str | None,
+    anchor: str | None,
+    anchor_rating: float,
+    show_los: bool,
+) -> None:
+    """Print the leaderboard from the database: Elo and mbb/hand, every figure with its interval."""
+    if not database.exists():
+        raise click.ClickException(
+            f"{database}: no such database (run a tournament first, or pass --db)"
+        )
+    try:
+        store = Store.open(database)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    console = Console()
+    with store:
+        types = [game_type] if game_type else sorted({row.game_type for row in store.match_rows()})
+        if not types:
+            raise click.ClickException(f"{database}: no matches recorded yet")
+        for kind in types:
+            standings = compute_standings(
+                store, kind, tournament=tournament_name, anchor=anchor, anchor_rating=anchor_rating
+            )
+            if not standings.rows:
+                console.print(f"{kind}: no matches")
+                continue
+            console.print(standings_table(standings, f"{kind}: {standings.matches} matches"))
+            if show_los:
+                console.print(los_table(standings))
+
+
+def demo_config(file: Path, name: str | None) -> TournamentConfig:
+    """The demo tournament, renamed so every run adds a new tournament to the stored pool."""
+    config = _load(file)
+    return dataclasses.replace(config, name=name or time.strftime(f"{config.name}-%Y%m%d-%H%M%S"))
+
+
+commands = (tournament, ratings_command)

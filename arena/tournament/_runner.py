@@ -1,0 +1,284 @@
+"""Run a tournament: many tables at once, bots reused, every result committed atomically.
+
+The schedule is stored before the first match, so a tournament killed at any point is
+finished by :func:`run_tournament` with ``resume=True``: it plays exactly the matches
+that have no committed result, none twice (the store refuses a second result for a key).
+Each bot process is started once and plays all its tables; a per-bot limit keeps a
+slow bot from being flooded, a global one caps the tables in flight.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+import trio
+
+from arena.dealer import BotDriver, BotStartError, MatchResult, open_bot, policy_driver, run_match
+from arena.dealer._records import MatchRecorder, summarize
+from arena.ratings import ChipSprt, EloSystem, pairwise_results
+from arena.tournament._config import BotEntry, TournamentConfig, TournamentConfigError
+from arena.tournament._formats import ScheduledMatch, build_schedule
+from arena.tournament._standings import game_type_of
+from arena.tournament._store import AlreadyRecorded, RatingUpdate, Store, seat_results
+
+
+class TournamentError(Exception):
+    """A tournament that cannot start or go on; the message says why and what to do."""
+
+
+class Hooks(Protocol):
+    """The plugin hooks the runner calls (``pluggy``'s ``pm.hook`` fits)."""
+
+    def arena_match_started(self, *, match_id: str, names: list[str], settings: Any) -> Any: ...
+    def arena_hand_finished(
+        self, *, match_id: str, hand_number: int, hand: Any, seats: Any, names: Any
+    ) -> Any: ...
+    def arena_match_finished(self, *, match_id: str, result: MatchResult) -> Any: ...
+
+
+@dataclasses.dataclass
+class Progress:
+    """What the runner reports after each match (for progress bars and live leaderboards)."""
+
+    tournament_id: int
+    total: int
+    done: int
+    last_match: str = ""
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+DriverOpener = Callable[[BotEntry], AbstractAsyncContextManager[BotDriver]]
+"""Opens one bot of the tournament file for the whole tournament (the CLI passes the plugins')."""
+
+
+@contextlib.asynccontextmanager
+async def default_driver(entry: BotEntry, *, config: TournamentConfig) -> AsyncIterator[BotDriver]:
+    """The built-in ways to run a bot: in-process policy, launched command, or address."""
+    if entry.kind == "builtin":
+        yield policy_driver(entry.name, entry.target, config.seed)
+        return
+    if entry.kind == "command":
+        where: dict[str, Any] = {
+            "command": entry.argv,
+            "workdir": entry.workdir or config.workdir,
+            "log_dir": config.output / config.name / "bots",
+        }
+    else:
+        where = {"address": entry.target}
+    async with open_bot(entry.name, startup_timeout=config.timeouts.startup, **where) as driver:
+        yield driver
+
+
+async def _open_bots(
+    config: TournamentConfig,
+    names: Sequence[str],
+    stack: contextlib.AsyncExitStack,
+    opener: DriverOpener | None,
+) -> dict[str, BotDriver]:
+    drivers: dict[str, BotDriver] = {}
+    for name in names:
+        entry = config.bot(name)
+        manager = opener(entry) if opener is not None else default_driver(entry, config=config)
+        try:
+            drivers[name] = await stack.enter_async_context(manager)
+        except BotStartError as error:
+            raise TournamentError(f"bot {name!r} did not start: {error}") from None
+    return drivers
+
+
+def _schedule_rows(schedule: Sequence[ScheduledMatch]) -> list[dict[str, Any]]:
+    return [
+        {
+            "key": m.key,
+            "seats": list(m.seats),
+            "hands": m.hands,
+            "seed": m.seed,
+            "duplicate": m.duplicate,
+            "round": m.round,
+        }
+        for m in schedule
+    ]
+
+
+def prepare(
+    config: TournamentConfig, store: Store, *, resume: bool
+) -> tuple[TournamentConfig, int, list[str]]:
+    """Create the tournament (schedule stored) or check a resumed one; returns (config, id, notes)."""
+    existing = store.get_tournament(config.name)
+    notes: list[str] = []
+    if resume:
+        if existing is None:
+            raise TournamentError(
+                f"no tournament {config.name!r} in {store.path}: start it with `arena tournament run`"
+            )
+        if existing.status == "finished":
+            raise TournamentError(f"tournament {config.name!r} is already finished")
+        stored = json.loads(existing.config_json)
+        config = config.with_seed(stored["tournament"]["seed"])
+        config, notes = config.without_unavailable()
+        if config.to_json() != existing.config_json:
+            raise TournamentError(
+                f"{config.source} changed since tournament {config.name!r} started; "
+                "resume with the original file, or start a tournament with another name"
+            )
+        return config, existing.id, notes
+    if existing is not None:
+        hint = (
+            "it is finished: give the new one another name"
+            if existing.status == "finished"
+            else "finish it with `arena tournament resume`"
+        )
+        raise TournamentError(f"tournament {config.name!r} already exists in {store.path}: {hint}")
+    config, notes = config.without_unavailable()
+    pool = store.standing_pool(game_type_of(config.game))
+    schedule = build_schedule(config, standing_pool=pool)
+    for entry in config.bots:
+        store.upsert_bot(entry.name, f"{entry.kind}: {entry.target}")
+    tournament_id = store.create_tournament(config.name, config.to_json(), _schedule_rows(schedule))
+    return config, tournament_id, notes
+
+
+async def run_tournament(
+    config: TournamentConfig,
+    store: Store,
+    *,
+    resume: bool = False,
+    hooks: Hooks | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    open_driver: DriverOpener | None = None,
+) -> Progress:
+    """Play every match of ``config`` that has no committed result; finish the tournament."""
+    try:
+        config, tournament_id, notes = prepare(config, store, resume=resume)
+    except TournamentConfigError as error:
+        raise TournamentError(str(error)) from None
+    pending = store.pending_matches(tournament_id)
+    total = len(store.schedule(tournament_id))
+    progress = Progress(tournament_id, total, total - len(pending), notes=notes)
+    if on_progress is not None:
+        on_progress(progress)
+    game_type = game_type_of(config.game)
+    elo = EloSystem(k=config.ratings.k, start=config.ratings.start)
+    record_lock = trio.Lock()
+    tables = trio.CapacityLimiter(config.concurrency)
+    needed = sorted({name for match in pending for name in match.seats})
+    async with contextlib.AsyncExitStack() as stack:
+        drivers = await _open_bots(config, needed, stack, open_driver)
+        per_bot = {name: trio.CapacityLimiter(config.max_tables_per_bot) for name in needed}
+
+        async def play(match: Any) -> None:
+            async with tables, contextlib.AsyncExitStack() as held:
+                for name in sorted(set(match.seats)):  # one global order: no deadlock
+                    await held.enter_async_context(per_bot[name])
+                result, block = await _play_one(config, match, drivers, hooks)
+            async with record_lock:
+                await trio.to_thread.run_sync(
+                    _record, store, tournament_id, config, match, result, block, game_type, elo
+                )
+                progress.done += 1
+                progress.last_match = match.key
+                if hooks is not None:
+                    hooks.arena_match_finished(match_id=f"{config.name}/{match.key}", result=result)
+                if on_progress is not None:
+                    on_progress(progress)
+
+        async with trio.open_nursery() as nursery:
+            for match in pending:
+                nursery.start_soon(play, match)
+    store.finish_tournament(tournament_id)
+    return progress
+
+
+async def _play_one(
+    config: TournamentConfig, match: Any, drivers: dict[str, BotDriver], hooks: Hooks | None
+) -> tuple[MatchResult, int]:
+    settings = config.match_settings(match)
+    seats = list(match.seats)
+    block = len(seats) if match.duplicate else 1
+    folder = config.output / config.name / match.key
+    recorder = MatchRecorder(folder, settings)
+    recorder.match_started(seats, settings.seed)
+    if hooks is not None:
+        hooks.arena_match_started(match_id=settings.match_id, names=seats, settings=settings)
+
+    def on_hand(number, hand, table_seats, names):
+        recorder.on_hand(number, hand, table_seats, names)
+        if hooks is not None:
+            hooks.arena_hand_finished(
+                match_id=settings.match_id,
+                hand_number=number,
+                hand=hand,
+                seats=table_seats,
+                names=names,
+            )
+
+    stop_when = _early_stop(config, block) if config.early_stop and len(seats) == 2 else None
+    try:
+        result = await run_match(
+            [drivers[name] for name in seats],
+            settings,
+            on_hand=on_hand,
+            on_fault=recorder.on_fault,
+            stop_when=stop_when,
+        )
+        result.names = seats  # results are keyed by the names in the tournament file
+        recorder.match_finished(result, duplicate_block=block)
+    finally:
+        recorder.close()
+    return result, block
+
+
+def _early_stop(config: TournamentConfig, block: int) -> Callable[[MatchResult], bool]:
+    """SPRT on seat 0's chips per duplicate block: H0 no edge, H1 an edge of 200 mbb/hand."""
+    test = ChipSprt(0.0, 200.0, big_blind=config.game.big_blind, hands_per_unit=block)  # type: ignore[arg-type]
+    seen = [0]
+
+    def stop(result: MatchResult) -> bool:
+        rows = result.payoffs[seen[0] :]
+        seen[0] = len(result.payoffs)
+        test.add(sum(row[0] for row in rows))
+        return test.status != "continue"
+
+    return stop
+
+
+def _record(
+    store: Store,
+    tournament_id: int,
+    config: TournamentConfig,
+    match: Any,
+    result: MatchResult,
+    block: int,
+    game_type: str,
+    elo: EloSystem,
+) -> None:
+    """Compute the Elo updates from the stored ratings and commit the match in one transaction."""
+    seats = seat_results(result, duplicate_block=block)
+    before = store.current_ratings("elo", game_type)
+    chips = {name: result.chips_won[i] for i, name in enumerate(result.names)}
+    after = elo.update(
+        {name: before.get(name, elo.start) for name in chips}, pairwise_results(chips)
+    )
+    updates = [
+        RatingUpdate(name, "elo", game_type, before.get(name, elo.start), after[name])
+        for name in chips
+    ]
+    # AlreadyRecorded: a retry after a crash between play and commit; the first result stands
+    with contextlib.suppress(AlreadyRecorded):
+        store.record_match(
+            tournament_id,
+            match.key,
+            game_type=game_type,
+            big_blind=config.game.big_blind,  # type: ignore[arg-type]
+            duplicate_block=block,
+            result_summary=summarize(result, config.game.big_blind, duplicate_block=block),  # type: ignore[arg-type]
+            seats=seats,
+            records_dir=str(config.output / config.name / match.key),
+            rating_updates=updates,
+            faults=result.faults,
+        )
