@@ -1,5 +1,9 @@
 """The leaderboard: incremental Elo, the batch fit with intervals, and mbb/hand with intervals.
 
+The batch fit counts every duplicate block (every hand, without duplicate dealing) as
+one game between each pair at the table, so a rating reflects how often a bot comes
+out ahead deal by deal, with the card luck cancelled by the duplicate rotation.
+
 Computed from the store alone, so ``arena ratings`` shows the same figures as the end
 of a tournament, across every tournament recorded for a game type.
 """
@@ -69,7 +73,13 @@ def standings_from_rows(
     hands: dict[str, int] = {}
     faults: dict[str, int] = {}
     for row in rows:
-        results.extend(pairwise_results({seat.bot: seat.chips for seat in row.seats}))
+        # every duplicate block (or hand) is a game: the fit sees margins, not just match wins
+        units = min((len(seat.unit_chips) for seat in row.seats), default=0)
+        if units:
+            for unit in range(units):
+                results.extend(pairwise_results({seat.bot: seat.unit_chips[unit] for seat in row.seats}))
+        else:
+            results.extend(pairwise_results({seat.bot: seat.chips for seat in row.seats}))
         chips.append(
             MatchChips(
                 bot_chips={seat.bot: list(seat.unit_chips) for seat in row.seats},
