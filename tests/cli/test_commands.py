@@ -23,22 +23,48 @@ def run(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
-def test_demo_prints_a_leaderboard_with_intervals() -> None:
-    """The demo plays the built-in players and shows mbb/hand with a 95% interval."""
-    result = run("demo", "--hands", "60", "--seed", "1")
-    assert result.exit_code == 0, result.output
-    assert "mbb/hand" in result.output
+def test_demo_runs_a_round_robin_and_prints_the_leaderboard(tmp_path: Path) -> None:
+    """The demo plays the example bots' round robin and shows Elo and mbb/hand with intervals."""
+    db = tmp_path / "demo.db"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "demo",
+            "--file",
+            str(ROOT / "examples_tournaments" / "demo.toml"),
+            "--hands",
+            "8",
+            "--db",
+            str(db),
+            "--out",
+            str(tmp_path / "runs"),
+            "--no-plugins",
+        ],
+        catch_exceptions=False,
+    )
+    assert 0 == result.exit_code, result.output
+    assert "Elo (fit" in result.output and "mbb/hand" in result.output
     assert "±" in result.output
-    for name in ("random", "calling-station", "rule-based"):
+    for name in ("random", "calling-", "rule-bas", "monte-ca"):
         assert name in result.output
+    again = CliRunner().invoke(cli, ["ratings", "--db", str(db), "--los"])
+    assert 0 == again.exit_code, again.output
+    assert "likelihood of superiority" in again.output
 
 
-def test_demo_rejects_unknown_player() -> None:
-    """A misspelled player is named in a clear error, no traceback."""
-    result = CliRunner().invoke(cli, ["demo", "--players", "random,nobody"])
-    assert result.exit_code == 2
-    assert "nobody" in result.output
+def test_demo_with_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    """A wrong --file names the file, no traceback."""
+    result = CliRunner().invoke(cli, ["demo", "--file", str(tmp_path / "nope.toml")])
+    assert 1 == result.exit_code
+    assert "nope.toml" in result.output
     assert "Traceback" not in result.output
+
+
+def test_ratings_without_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    """`arena ratings` on a missing database says so."""
+    result = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "none.db")])
+    assert 1 == result.exit_code
+    assert "no such database" in result.output
 
 
 def test_match_between_builtin_and_launched_python_bot(tmp_path: Path) -> None:
