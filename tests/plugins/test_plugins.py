@@ -295,7 +295,7 @@ class TestDriverChoice:
         kinds = trio.run(
             names_of, [BotSpec("e", "example", ""), BotSpec("r", "builtin", "rule-based")]
         )
-        assert kinds == ["AlwaysCall", "_PolicyBot"]
+        assert kinds == ["AlwaysCall", "PolicyBot"]
 
     def test_a_plugin_may_take_over_a_builtin_kind(self) -> None:
         """Built-in drivers are trylast: any other plugin answering for ``builtin`` comes first."""
