@@ -20,7 +20,6 @@ from arena.dealer import (
     LocalBot,
     MatchSettings,
     OnFaultLimit,
-    open_bot,
     policy_driver,
     run_match,
 )
@@ -39,23 +38,30 @@ async def open_drivers(
     log_dir: Path,
     startup_timeout: float,
     seed: int | None,
+    no_plugins: bool = False,
 ) -> list[BotDriver]:
-    """Start or reach every bot, each healthy before play; the exit stack stops them all."""
+    """Start or reach every bot through the driver plugins, each healthy before play.
+
+    The exit stack stops them all at the end.
+    """
+    from arena.plugins import (
+        DriverContext,
+        NoDriverError,
+        PluginError,
+        get_plugin_manager,
+        open_driver,
+    )
+
+    try:
+        pm = get_plugin_manager(autoload=not no_plugins)
+    except PluginError as error:
+        raise click.ClickException(str(error)) from None
+    context = DriverContext(seed=seed, log_dir=log_dir, startup_timeout=startup_timeout)
     drivers: list[BotDriver] = []
     for spec in specs:
-        if spec.kind == "builtin":
-            drivers.append(builtin_driver(spec, seed))
-            continue
-        where: dict = (
-            {"command": spec.argv, "log_dir": log_dir}
-            if spec.kind == "command"
-            else {"address": spec.target}
-        )
         try:
-            driver = await stack.enter_async_context(
-                open_bot(spec.name, startup_timeout=startup_timeout, **where)
-            )
-        except BotStartError as error:
+            driver = await stack.enter_async_context(open_driver(pm, spec, context))
+        except (BotStartError, NoDriverError) as error:
             raise click.ClickException(
                 f"bot {spec.name!r} ({spec.target}) did not start: {error}"
             ) from None
