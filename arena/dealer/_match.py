@@ -110,6 +110,7 @@ class _Seat:
         self.forfeited = False
         self.stale: set[str] = set()
         self.failed_reconnects = 0
+        self.wants_hand_start = False
         self.next_reconnect = 0
 
 
@@ -189,6 +190,7 @@ class _MatchRunner:
                 else:
                     seat.connection = connection
                     hello = reply.hello
+                    seat.wants_hand_start = hello.wants_hand_start
                     if hello.name:
                         seat.name = hello.name[:64]
                     self.result.hellos[seat.index] = {
@@ -407,6 +409,8 @@ class _MatchRunner:
         for index, table_seat in enumerate(players):
             stacks[table_seat] = hand.starting_stacks[index]
         for index, table_seat in enumerate(players):
+            if not self.seats[table_seat].wants_hand_start:
+                continue
             message = pb.DealerMessage(
                 hand_start=pb.HandStart(
                     hand_id=hand_id,

@@ -112,7 +112,7 @@ class Bot:
         """A new stream (table, seat) starts."""
 
     def on_hand_start(self, message: pb.HandStart) -> None:
-        """Your five cards for a new hand."""
+        """Your five cards for a new hand (override it and the SDK asks the dealer for these)."""
 
     def on_hand_end(self, message: pb.HandEnd) -> None:
         """Shown cards and payoffs."""
@@ -126,8 +126,15 @@ class Bot:
     # --- used by the server ----------------------------------------------------
 
     def hello(self) -> pb.BotMessage:
+        """The Hello; asks for HandStart messages only if this class overrides :meth:`on_hand_start`."""
+        wants = type(self).on_hand_start is not Bot.on_hand_start
         return pb.BotMessage(
-            hello=pb.Hello(name=self.name, version=self.version, protocol_version=PROTOCOL_VERSION)
+            hello=pb.Hello(
+                name=self.name,
+                version=self.version,
+                protocol_version=PROTOCOL_VERSION,
+                wants_hand_start=wants,
+            )
         )
 
     def answer(self, request: pb.DecisionRequest) -> pb.BotMessage:

@@ -28,6 +28,9 @@ class PolicyBot(Bot):
     def decide(self, decision):
         return self.policy.decide(decision)
 
+    def on_hand_start(self, message):
+        """Overridden, so the SDK asks for HandStart messages: the test checks them too."""
+
 
 class RecordingBot:
     """A driver whose connections log every message the dealer sends."""
@@ -116,3 +119,22 @@ async def test_r18_r19_no_seat_sees_an_unshown_card(reveal: ShowdownReveal) -> N
     if reveal is ShowdownReveal.MUCK:
         # muck mode really hides something: some hands reached showdown unshown
         assert mucked[0] > 0
+
+
+@pytest.mark.trio
+async def test_hand_start_is_sent_only_to_bots_that_ask() -> None:
+    """HandStart is opt-in (Hello.wants_hand_start): a bot that does not ask gets none."""
+
+    class Quiet(Bot):
+        name = "quiet"
+
+        def decide(self, decision):
+            return decision.stand_pat() if decision.is_draw else decision.check_or_call()
+
+    asking: list = []
+    quiet: list = []
+    drivers = [RecordingBot(PolicyBot(RuleBased()), asking), RecordingBot(Quiet(), quiet)]
+    await run_match(drivers, MatchSettings(config=GameConfig(), hands=5, seed=1))
+    assert 5 == sum(m.WhichOneof("kind") == "hand_start" for m in asking)
+    assert 0 == sum(m.WhichOneof("kind") == "hand_start" for m in quiet)
+    assert 5 == sum(m.WhichOneof("kind") == "hand_end" for m in quiet)

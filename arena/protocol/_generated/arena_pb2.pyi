@@ -163,14 +163,16 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("name", "version", "protocol_version")
+    __slots__ = ("name", "version", "protocol_version", "wants_hand_start")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WANTS_HAND_START_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     protocol_version: int
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    wants_hand_start: bool
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., wants_hand_start: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("decision_id", "kind", "amount", "cards")
