@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from stacking import play, stacked_deck
 
 from arena.engine import (
     CALL,
@@ -14,7 +13,6 @@ from arena.engine import (
     STANDARD_DECK,
     BetRaise,
     CardsDrawn,
-    Deck,
     Discard,
     GameConfig,
     Hand,
@@ -37,32 +35,11 @@ JACKPOTS = {**ANTES, "opening": "jacks_or_better"}
 HANDS = ["Ac Kd 8h 6s 3c", "Tc Td 4h 5s 2c", "Jc Jd 7h 5d 2h"]
 
 
-def stacked_deck(hands, button, stub="", *, seed=0):
-    """A deck that deals ``hands[seat]`` to each seat (R9), then ``stub``, then the rest."""
-    n = len(hands)
-    holes = [parse_cards(hand) for hand in hands]
-    head = [holes[(button + 1 + k) % n][j] for j in range(5) for k in range(n)]
-    head.extend(parse_cards(stub))
-    assert len(set(head)) == len(head), "a card is stacked twice"
-    rest = [card for card in STANDARD_DECK if card not in set(head)]
-    return Deck.stacked([*head, *rest], rng=random.Random(seed))
-
-
 def new_hand(hands=HANDS, *, button=0, carried_pot=0, seed=0, **settings):
     """A hand dealing ``hands[seat]`` to each seat."""
     deck = stacked_deck(hands, button, seed=seed)
     config = GameConfig(**settings)
     return Hand(config, [100] * len(hands), button, deck, carried_pot=carried_pot)
-
-
-def play(hand, *actions):
-    """Apply ``actions`` in turn; ``None`` stands for a whole draw of standing pat."""
-    for action in actions:
-        if action is None:
-            while hand.phase is Phase.DRAW:
-                hand.apply(STAND_PAT)
-        else:
-            hand.apply(action)
 
 
 def openers_shown(hand):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from stacking import play, stacked_deck
 
 from arena.engine import (
     CALL,
     CHECK,
     FOLD,
-    STAND_PAT,
     STANDARD_DECK,
     BetRaise,
     Called,
@@ -23,22 +23,10 @@ from arena.engine import (
     Reason,
     Structure,
     UncalledReturned,
-    parse_cards,
 )
 
 NO_LIMIT = {"structure": Structure.NO_LIMIT, "small_blind": 5, "big_blind": 10}
 POT_LIMIT = {"structure": Structure.POT_LIMIT, "small_blind": 1, "big_blind": 2}
-
-
-def stacked_deck(hands, button, stub="", *, seed=0):
-    """A deck that deals ``hands[seat]`` to each seat (R9), then ``stub``, then the rest."""
-    n = len(hands)
-    holes = [parse_cards(hand) for hand in hands]
-    head = [holes[(button + 1 + k) % n][j] for j in range(5) for k in range(n)]
-    head.extend(parse_cards(stub))
-    assert len(set(head)) == len(head), "a card is stacked twice"
-    rest = [card for card in STANDARD_DECK if card not in set(head)]
-    return Deck.stacked([*head, *rest], rng=random.Random(seed))
 
 
 def new_hand(n=3, *, button=0, stacks=None, hands=None, **settings):
@@ -49,16 +37,6 @@ def new_hand(n=3, *, button=0, stacks=None, hands=None, **settings):
         n = len(hands)
         deck = stacked_deck(hands, button)
     return Hand(GameConfig(**settings), stacks or [100] * n, button, deck)
-
-
-def play(hand, *actions):
-    """Apply ``actions`` in turn; ``None`` stands for a whole draw of standing pat."""
-    for action in actions:
-        if action is None:
-            while hand.phase is Phase.DRAW:
-                hand.apply(STAND_PAT)
-        else:
-            hand.apply(action)
 
 
 def reason_of(hand, action):

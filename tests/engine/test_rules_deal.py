@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from stacking import stacked_deck
 
 from arena.engine import (
     CALL,
     CHECK,
-    FULL_DECK,
     STAND_PAT,
     STANDARD_DECK,
     AntePosted,
@@ -21,19 +21,7 @@ from arena.engine import (
     HoleCardsDealt,
     Phase,
     Structure,
-    parse_cards,
 )
-
-
-def stacked_deck(hands, button, stub="", *, joker=False, seed=0):
-    """A deck that deals ``hands[seat]`` to each seat (R9), then ``stub``, then the rest."""
-    n = len(hands)
-    holes = [parse_cards(hand) for hand in hands]
-    head = [holes[(button + 1 + k) % n][j] for j in range(5) for k in range(n)]
-    head.extend(parse_cards(stub))
-    assert len(set(head)) == len(head), "a card is stacked twice"
-    rest = [card for card in (FULL_DECK if joker else STANDARD_DECK) if card not in set(head)]
-    return Deck.stacked([*head, *rest], rng=random.Random(seed))
 
 
 def new_hand(n=3, *, button=0, stacks=None, hands=None, stub="", **settings):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from stacking import stacked_deck
 
 from arena.engine import (
     CALL,
@@ -25,17 +26,6 @@ from arena.engine import (
 )
 
 HANDS = ["2c 3c 4c 5c 7d", "9h 9s Kd 4h 2d", "Qc Qd 8s 6h 3s"]
-
-
-def stacked_deck(hands, button, stub="", *, seed=0):
-    """A deck that deals ``hands[seat]`` to each seat (R9), then ``stub``, then the rest."""
-    n = len(hands)
-    holes = [parse_cards(hand) for hand in hands]
-    head = [holes[(button + 1 + k) % n][j] for j in range(5) for k in range(n)]
-    head.extend(parse_cards(stub))
-    assert len(set(head)) == len(head), "a card is stacked twice"
-    rest = [card for card in STANDARD_DECK if card not in set(head)]
-    return Deck.stacked([*head, *rest], rng=random.Random(seed))
 
 
 def new_hand(n=3, *, button=0, hands=None, stub="", seed=0, **settings):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from stacking import play, stacked_deck
 
 from arena.engine import (
     CALL,
     CHECK,
     FOLD,
     STAND_PAT,
-    STANDARD_DECK,
     BetRaise,
     Deck,
     Discard,
@@ -29,31 +29,10 @@ from arena.engine import (
 NO_LIMIT = {"structure": Structure.NO_LIMIT, "small_blind": 5, "big_blind": 10}
 
 
-def stacked_deck(hands, button, stub="", *, seed=0):
-    """A deck that deals ``hands[seat]`` to each seat (R9), then ``stub``, then the rest."""
-    n = len(hands)
-    holes = [parse_cards(hand) for hand in hands]
-    head = [holes[(button + 1 + k) % n][j] for j in range(5) for k in range(n)]
-    head.extend(parse_cards(stub))
-    assert len(set(head)) == len(head), "a card is stacked twice"
-    rest = [card for card in STANDARD_DECK if card not in set(head)]
-    return Deck.stacked([*head, *rest], rng=random.Random(seed))
-
-
 def new_hand(hands, *, button=0, stacks=None, **settings):
     """A hand dealing ``hands[seat]`` to each seat."""
     deck = stacked_deck(hands, button)
     return Hand(GameConfig(**settings), stacks or [100] * len(hands), button, deck)
-
-
-def play(hand, *actions):
-    """Apply ``actions`` in turn; ``None`` stands for a whole draw of standing pat."""
-    for action in actions:
-        if action is None:
-            while hand.phase is Phase.DRAW:
-                hand.apply(STAND_PAT)
-        else:
-            hand.apply(action)
 
 
 def check_down(hand):
