@@ -182,6 +182,14 @@ def tournament() -> None:
     """Run tournaments from a TOML file (see examples_tournaments/)."""
 
 
+def _play_and_show(file: Path, *, resume: bool, no_plugins: bool) -> None:
+    config = _load(file)
+    console = Console()
+    standings = play_tournament(config, resume=resume, no_plugins=no_plugins, console=console)
+    title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
+    console.print(standings_table(standings, title))
+
+
 @tournament.command("run")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option(
@@ -189,15 +197,7 @@ def tournament() -> None:
 )
 def run_command(file: Path, no_plugins: bool) -> None:
     """Schedule and play the tournament in FILE, then print the leaderboard."""
-    config = _load(file)
-    console = Console()
-    standings = play_tournament(config, resume=False, no_plugins=no_plugins, console=console)
-    console.print(
-        standings_table(
-            standings,
-            f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}",
-        )
-    )
+    _play_and_show(file, resume=False, no_plugins=no_plugins)
 
 
 @tournament.command("resume")
@@ -205,15 +205,7 @@ def run_command(file: Path, no_plugins: bool) -> None:
 @click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
 def resume_command(file: Path, no_plugins: bool) -> None:
     """Finish an interrupted tournament: play only the matches with no recorded result."""
-    config = _load(file)
-    console = Console()
-    standings = play_tournament(config, resume=True, no_plugins=no_plugins, console=console)
-    console.print(
-        standings_table(
-            standings,
-            f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}",
-        )
-    )
+    _play_and_show(file, resume=True, no_plugins=no_plugins)
 
 
 @click.command("ratings")

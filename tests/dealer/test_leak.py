@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.dealer import MatchSettings, run_match
+from arena.dealer import PolicyBot as DealerPolicyBot
 from arena.dealer._seat import LocalConnection
 from arena.engine import (
     CardsDrawn,
@@ -20,13 +21,9 @@ from arena.protocol import pb
 from arena.sdk import Bot
 
 
-class PolicyBot(Bot):
+class PolicyBot(DealerPolicyBot):
     def __init__(self, policy) -> None:
-        self.policy = policy
-        self.name = policy.name
-
-    def decide(self, decision):
-        return self.policy.decide(decision)
+        super().__init__(policy.name, policy)
 
     def on_hand_start(self, message):
         """Overridden, so the SDK asks for HandStart messages: the test checks them too."""

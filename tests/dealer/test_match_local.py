@@ -7,19 +7,15 @@ import trio
 import trio.testing
 
 from arena.dealer import LocalBot, MatchSettings, OnFaultLimit, SeatBrokenError, run_match
+from arena.dealer import PolicyBot as DealerPolicyBot
 from arena.engine import GameConfig, Structure
 from arena.policies import CallingStation, RandomPolicy, RuleBased
 from arena.protocol import pb
 from arena.sdk import Bot
 
 
-class PolicyBot(Bot):
-    def __init__(self, policy) -> None:
-        self.policy = policy
-        self.name = policy.name
-
-    def decide(self, decision):
-        return self.policy.decide(decision)
+def PolicyBot(policy) -> Bot:
+    return DealerPolicyBot(policy.name, policy)
 
 
 class ScriptedBot(Bot):

@@ -22,6 +22,7 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.dealer import GrpcBot, LocalBot, MatchSettings, run_match
+from arena.dealer import PolicyBot as DealerPolicyBot
 from arena.engine import GameConfig, JokerMode, Structure
 from arena.policies import CallingStation, RandomPolicy
 from arena.sdk import Bot
@@ -46,15 +47,9 @@ if _REASON is not None:
 HEALTH_TIMEOUT = 15.0
 
 
-class PolicyBot(Bot):
+def PolicyBot(policy) -> Bot:
     """An SDK bot around an in-process policy, to sit opposite the Node bot."""
-
-    def __init__(self, policy) -> None:
-        self.policy = policy
-        self.name = policy.name
-
-    def decide(self, decision):
-        return self.policy.decide(decision)
+    return DealerPolicyBot(policy.name, policy)
 
 
 def free_port() -> int:

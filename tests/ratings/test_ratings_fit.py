@@ -164,4 +164,6 @@ def test_builtin_rating_systems_are_order_aware_elo_and_order_free_fit():
     forward = systems["elo"].rate(results)
     backward = systems["elo"].rate(results[::-1])
     assert forward["a"] != backward["a"]
-    assert systems["bt-fit"].rate(results)["a"].elo == systems["bt-fit"].rate(results[::-1])["a"].elo
+    assert (
+        systems["bt-fit"].rate(results)["a"].elo == systems["bt-fit"].rate(results[::-1])["a"].elo
+    )
