@@ -12,6 +12,7 @@ import click
 import trio
 from rich.console import Console, Group
 from rich.live import Live
+from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -39,29 +40,52 @@ def _interval(value: float, half: float, *, signed: bool = False) -> str:
     return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
 
 
-def standings_table(standings: Standings, title: str) -> RichTable:
-    """The leaderboard: batch-fit Elo and mbb/hand, each with its 95% interval."""
+def standings_table(standings: Standings, title: str, *, live_elo: bool = False) -> RichTable:
+    """The leaderboard: batch-fit Elo and mbb/hand, each with its 95% interval.
+
+    ``live_elo`` adds the incremental Elo, which has no interval of its own.
+    """
     table = RichTable(title=title)
     table.add_column("#", justify="right")
     table.add_column("bot")
-    table.add_column("Elo (fit, 95% CI)", justify="right")
-    table.add_column("Elo (live)", justify="right")
+    table.add_column("Elo (95% CI)", justify="right")
+    if live_elo:
+        table.add_column("live Elo (no CI)", justify="right")
     table.add_column("mbb/hand (95% CI)", justify="right")
     table.add_column("matches", justify="right")
     table.add_column("hands", justify="right")
     table.add_column("faults", justify="right")
     for rank, row in enumerate(standings.rows, 1):
-        live = "-" if math.isnan(row.elo) else f"{row.elo:.0f}"
-        table.add_row(
-            str(rank),
-            row.bot,
-            _interval(row.fit.elo, row.fit.ci95),
-            live,
+        cells = [str(rank), row.bot, _interval(row.fit.elo, row.fit.ci95)]
+        if live_elo:
+            cells.append("-" if math.isnan(row.elo) else f"{row.elo:.0f}")
+        cells += [
             _interval(row.win_rate.mbb_per_hand, row.win_rate.ci95, signed=True),
             str(row.matches),
             str(row.hands),
             str(row.faults),
-        )
+        ]
+        table.add_row(*cells)
+    return table
+
+
+def pairs_table(standings: Standings) -> RichTable:
+    """Head to head: each pair's mbb/hand with its 95% interval (duplicate blocks as units)."""
+    table = RichTable(title="head to head: row bot's mbb/hand against column bot (95% CI)")
+    bots = [row.bot for row in standings.rows]
+    table.add_column("")
+    for bot in bots:
+        table.add_column(bot, justify="right")
+    for a in bots:
+        cells = []
+        for b in bots:
+            rate = standings.pairs.get((a, b))
+            cells.append(
+                ""
+                if a == b or rate is None
+                else _interval(rate.mbb_per_hand, rate.ci95, signed=True)
+            )
+        table.add_row(a, *cells)
     return table
 
 
@@ -116,12 +140,17 @@ def play_tournament(
         state = {"last": 0.0, "standings": None}
 
         def leaderboard(progress: Progress) -> Group:
-            header = Text(f"{config.name}: {progress.done}/{progress.total} matches", style="bold")
+            bar = RichTable.grid(padding=(0, 1))
+            bar.add_row(
+                Text(config.name, style="bold"),
+                ProgressBar(total=max(progress.total, 1), completed=progress.done, width=40),
+                Text(f"{progress.done}/{progress.total} matches"),
+            )
             standings = state["standings"]
             if standings is None or not standings.rows:
-                return Group(header)
+                return Group(bar)
             return Group(
-                header, standings_table(standings, f"standings ({game_type}, this tournament)")
+                bar, standings_table(standings, f"standings ({game_type}, this tournament)")
             )
 
         with Live(
@@ -225,6 +254,12 @@ def resume_command(file: Path, no_plugins: bool) -> None:
 @click.option(
     "--los", "show_los", is_flag=True, help="Also print the likelihood-of-superiority matrix."
 )
+@click.option(
+    "--pairs", "show_pairs", is_flag=True, help="Also print head-to-head mbb/hand per pair."
+)
+@click.option(
+    "--live-elo", is_flag=True, help="Also show the incremental Elo (it has no interval)."
+)
 def ratings_command(
     database: Path,
     game_type: str | None,
@@ -232,6 +267,8 @@ def ratings_command(
     anchor: str | None,
     anchor_rating: float,
     show_los: bool,
+    show_pairs: bool,
+    live_elo: bool,
 ) -> None:
     """Print the leaderboard from the database: Elo and mbb/hand, every figure with its interval."""
     if not database.exists():
@@ -254,7 +291,13 @@ def ratings_command(
             if not standings.rows:
                 console.print(f"{kind}: no matches")
                 continue
-            console.print(standings_table(standings, f"{kind}: {standings.matches} matches"))
+            console.print(
+                standings_table(
+                    standings, f"{kind}: {standings.matches} matches", live_elo=live_elo
+                )
+            )
+            if show_pairs:
+                console.print(pairs_table(standings))
             if show_los:
                 console.print(los_table(standings))
 

@@ -14,7 +14,9 @@ from arena.ratings._los import chip_los_matrix as chip_los_matrix
 from arena.ratings._los import los as los
 from arena.ratings._los import los_from_chips as los_from_chips
 from arena.ratings._los import los_matrix as los_matrix
+from arena.ratings._pairwise import MARGIN_SCALE_MBB as MARGIN_SCALE_MBB
 from arena.ratings._pairwise import PairResult as PairResult
+from arena.ratings._pairwise import margin_results as margin_results
 from arena.ratings._pairwise import pairwise_results as pairwise_results
 from arena.ratings._sprt import ChipSprt as ChipSprt
 from arena.ratings._sprt import Sprt as Sprt
@@ -29,6 +31,7 @@ from arena.ratings._winrates import pair_win_rates as pair_win_rates
 
 __all__ = [
     "ELO_PER_NEPER",
+    "MARGIN_SCALE_MBB",
     "BatchFit",
     "ChipSprt",
     "EloSystem",
@@ -45,6 +48,7 @@ __all__ = [
     "los",
     "los_from_chips",
     "los_matrix",
+    "margin_results",
     "pair_units",
     "pair_win_rates",
     "pairwise_results",

@@ -65,3 +65,37 @@ def pairwise_results(chips_by_bot: Mapping[str, float]) -> list[PairResult]:
         score = 1.0 if chips_a > chips_b else 0.0 if chips_a < chips_b else 0.5
         results.append(PairResult(a, b, score, weight))
     return results
+
+
+MARGIN_SCALE_MBB = 1000.0
+"""A margin of this many mbb/hand (one big blind a hand) scores about 0.88 (tanh(1))."""
+
+
+def margin_results(
+    chips_by_bot: Mapping[str, float],
+    *,
+    big_blind: float,
+    hands: int,
+    scale_mbb: float = MARGIN_SCALE_MBB,
+) -> list[PairResult]:
+    """Pairwise results that keep the margin: a soft score from the chip difference.
+
+    For each pair the half difference of their chips, in mbb per hand, becomes
+    ``0.5 + 0.5 * tanh(margin / scale_mbb)``: a tiny edge scores just over 0.5, a big one
+    close to 1. Fed to the batch fit unit by unit (a duplicate block or a hand), this
+    ranks bots by how much they win, as mbb/hand does, instead of by how often, which a
+    plain win/loss per unit would (a bot that wins many small pots and loses a few big ones
+    would otherwise rank above the bot that beats it). Weights as in :func:`pairwise_results`.
+    """
+    bots = list(chips_by_bot)
+    if len(bots) < 2:
+        return []
+    if big_blind <= 0 or hands <= 0 or scale_mbb <= 0:
+        raise ValueError("big_blind, hands and scale_mbb must be positive")
+    weight = 1.0 / (len(bots) - 1)
+    to_mbb = 1000.0 / big_blind / hands
+    results = []
+    for a, b in itertools.combinations(bots, 2):
+        margin = (chips_by_bot[a] - chips_by_bot[b]) / 2 * to_mbb
+        results.append(PairResult(a, b, 0.5 + 0.5 * math.tanh(margin / scale_mbb), weight))
+    return results

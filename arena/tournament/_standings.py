@@ -1,8 +1,9 @@
 """The leaderboard: incremental Elo, the batch fit with intervals, and mbb/hand with intervals.
 
 The batch fit counts every duplicate block (every hand, without duplicate dealing) as
-one game between each pair at the table, so a rating reflects how often a bot comes
-out ahead deal by deal, with the card luck cancelled by the duplicate rotation.
+one game between each pair at the table, scored by its margin
+(:func:`arena.ratings.margin_results`): the rating follows how much a bot wins, with the
+card luck cancelled by the duplicate rotation, and many games give tight intervals.
 
 Computed from the store alone, so ``arena ratings`` shows the same figures as the end
 of a tournament, across every tournament recorded for a game type.
@@ -19,6 +20,8 @@ from arena.ratings import (
     bot_win_rates,
     chip_los_matrix,
     fit_ratings,
+    margin_results,
+    pair_win_rates,
     pairwise_results,
 )
 from arena.stats import WinRate
@@ -56,6 +59,7 @@ class Standings:
     rows: tuple[Standing, ...]
     los: dict[tuple[str, str], float]
     matches: int
+    pairs: dict[tuple[str, str], WinRate]
 
 
 def standings_from_rows(
@@ -73,12 +77,14 @@ def standings_from_rows(
     hands: dict[str, int] = {}
     faults: dict[str, int] = {}
     for row in rows:
-        # every duplicate block (or hand) is a game: the fit sees margins, not just match wins
+        # every duplicate block (or hand) is a game scored by its margin (see margin_results)
         units = min((len(seat.unit_chips) for seat in row.seats), default=0)
-        if units:
-            for unit in range(units):
-                results.extend(pairwise_results({seat.bot: seat.unit_chips[unit] for seat in row.seats}))
-        else:
+        for unit in range(units):
+            by_bot = {seat.bot: seat.unit_chips[unit] for seat in row.seats}
+            results.extend(
+                margin_results(by_bot, big_blind=row.big_blind, hands=row.duplicate_block)
+            )
+        if not units:
             results.extend(pairwise_results({seat.bot: seat.chips for seat in row.seats}))
         chips.append(
             MatchChips(
@@ -108,7 +114,13 @@ def standings_from_rows(
         for bot in fit
     ]
     table.sort(key=lambda s: -s.fit.elo)
-    return Standings(game_type, tuple(table), chip_los_matrix(chips) if chips else {}, len(rows))
+    return Standings(
+        game_type,
+        tuple(table),
+        chip_los_matrix(chips) if chips else {},
+        len(rows),
+        pair_win_rates(chips) if chips else {},
+    )
 
 
 def compute_standings(

@@ -12,7 +12,7 @@ KNOWN = {
     "ELO_PER_NEPER", "ChipSprt", "EloSystem", "MatchChips", "PairResult", "Rating", "Sprt",
     "SprtStatus", "bot_win_rates", "chip_los_matrix", "fit_ratings", "los", "los_from_chips",
     "los_matrix", "pair_units", "pair_win_rates", "pairwise_results", "BatchFit", "IncrementalElo",
-    "builtin_rating_systems",
+    "builtin_rating_systems", "MARGIN_SCALE_MBB", "margin_results",
 }  # fmt: skip
 
 

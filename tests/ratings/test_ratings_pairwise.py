@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from arena.ratings import PairResult, pairwise_results
@@ -55,3 +57,21 @@ class TestPairResult:
         """A bot against itself, a score outside [0, 1] or a non-positive weight raise ValueError."""
         with pytest.raises(ValueError):
             PairResult(a, b, score, weight)
+
+
+def test_margin_results_score_by_how_much_not_how_often():
+    """A bigger margin scores closer to 1; no margin is a draw; the score is antisymmetric."""
+    from arena.ratings import margin_results
+
+    (small,) = margin_results({"a": 2, "b": -2}, big_blind=2, hands=2)
+    (big,) = margin_results({"a": 40, "b": -40}, big_blind=2, hands=2)
+    (even,) = margin_results({"a": 0, "b": 0}, big_blind=2, hands=2)
+    assert 0.5 < small.score < big.score < 1.0
+    assert 0.5 == even.score
+    # one big blind per hand of margin: 0.5 + 0.5 * tanh(1)
+    (one_bb,) = margin_results({"a": 4, "b": -4}, big_blind=2, hands=2)
+    assert abs(one_bb.score - (0.5 + 0.5 * math.tanh(1.0))) < 1e-12
+    (reverse,) = margin_results({"b": -40, "a": 40}, big_blind=2, hands=2)
+    assert abs(reverse.score - (1.0 - big.score)) < 1e-12
+    three = margin_results({"a": 3, "b": 0, "c": -3}, big_blind=1, hands=1)
+    assert all(abs(r.weight - 0.5) < 1e-12 for r in three)
