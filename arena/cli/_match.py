@@ -39,6 +39,7 @@ async def open_drivers(
     startup_timeout: float,
     seed: int | None,
     no_plugins: bool = False,
+    options: dict[str, object] | None = None,
 ) -> list[BotDriver]:
     """Start or reach every bot through the driver plugins, each healthy before play.
 
@@ -56,7 +57,9 @@ async def open_drivers(
         pm = get_plugin_manager(autoload=not no_plugins)
     except PluginError as error:
         raise click.ClickException(str(error)) from None
-    context = DriverContext(seed=seed, log_dir=log_dir, startup_timeout=startup_timeout)
+    context = DriverContext(
+        seed=seed, log_dir=log_dir, startup_timeout=startup_timeout, options=options or {}
+    )
     drivers: list[BotDriver] = []
     for spec in specs:
         try:
@@ -167,6 +170,19 @@ def build_config(
     help="Seconds for a launched bot to become healthy.",
 )
 @click.option(
+    "--memory-limit-mb",
+    type=click.IntRange(1),
+    default=None,
+    help="Cap each launched bot's address space (prlimit --as); a Python gRPC bot needs ~400 MB.",
+)
+@click.option(
+    "--cpu-seconds",
+    type=click.IntRange(1),
+    default=None,
+    help="Cap each launched bot's CPU time (prlimit --cpu).",
+)
+@click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
@@ -191,6 +207,9 @@ def command(
     fault_limit: int,
     on_fault_limit: str,
     startup_timeout: float,
+    memory_limit_mb: int | None,
+    cpu_seconds: int | None,
+    no_plugins: bool,
     out_dir: Path,
 ) -> None:
     """Play a match between BOTS (2-7), each `[NAME=]builtin:POLICY`, `[NAME=]HOST:PORT` or `[NAME=]"COMMAND"`.
@@ -216,12 +235,18 @@ def command(
         match_id=match_id,
     )
     folder = out_dir / match_id
-    summary = trio.run(_run, specs, settings, folder, startup_timeout)
+    limits = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
+    summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
     print_summary(summary, folder)
 
 
 async def _run(
-    specs: list[BotSpec], settings: MatchSettings, folder: Path, startup_timeout: float
+    specs: list[BotSpec],
+    settings: MatchSettings,
+    folder: Path,
+    startup_timeout: float,
+    limits: dict[str, int | None],
+    no_plugins: bool,
 ) -> dict:
     recorder = MatchRecorder(folder, settings)
     console = Console(stderr=True)
@@ -233,6 +258,8 @@ async def _run(
                 log_dir=folder / "bots",
                 startup_timeout=startup_timeout,
                 seed=settings.seed,
+                no_plugins=no_plugins,
+                options={key: value for key, value in limits.items() if value is not None},
             )
             recorder.match_started([d.name for d in drivers], settings.seed)
             with Progress(

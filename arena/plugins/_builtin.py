@@ -83,6 +83,8 @@ class CommandDrivers:
             startup_timeout=context.startup_timeout,
             log_dir=context.log_dir,
             workdir=options.get("workdir"),
+            memory_limit_mb=options.get("memory_limit_mb"),
+            cpu_seconds=options.get("cpu_seconds"),
         )
 
 

@@ -157,3 +157,15 @@ def test_check_bot_reports_a_broken_bot(tmp_path: Path) -> None:
     assert "ILLEGAL_ACTION" in result.output
     assert "amount_too_large" in result.output
     assert "scenarios failed" in result.output
+
+
+def test_match_memory_limit_reaches_the_launched_bot(tmp_path: Path) -> None:
+    """--memory-limit-mb is applied to launched bots: a Python bot cannot even start in 30 MB."""
+    result = CliRunner().invoke(
+        cli,
+        ["match", "builtin:random", f"{sys.executable} {EXAMPLES / 'calling_station.py'}",
+         "--hands", "2", "--memory-limit-mb", "30", "--startup-timeout", "10", "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert 1 == result.exit_code
+    assert "did not start" in result.output
+    assert "Traceback (most recent call last)" not in result.output.split("stderr ends:")[0]

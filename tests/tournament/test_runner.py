@@ -247,3 +247,16 @@ def test_resume_after_kill_9_loses_no_match_and_counts_none_twice(tmp_path: Path
     assert all(after_rows[key] == before_rows[key] for key in before_rows), (
         "recorded matches must not change"
     )
+
+
+def test_early_stop_ends_a_lopsided_heads_up_match_before_its_hands(tmp_path: Path) -> None:
+    """With early_stop, SPRT ends rule-based vs random long before 2000 hands; the result is stored."""
+    path = write_tournament(tmp_path, "sprt", hands=2000, more="early_stop = true")
+    config = load_tournament(path)
+    with Store.open(config.database) as store:
+        trio.run(lambda: run_tournament(config, store))
+        rows = store.match_rows(tournament="sprt")
+    lopsided = next(r for r in rows if {s.bot for s in r.seats} == {"rule-based", "random"})
+    assert lopsided.hands_played < 2000
+    assert "stopped early" == lopsided.reason
+    assert 0 == lopsided.hands_played % 2  # whole duplicate blocks
