@@ -65,8 +65,7 @@ def command(
         )
     )
     console.print(
-        "Elo (fit) is the order-independent Bradley-Terry fit over every stored match, anchored at 'random' = 1000;"
-    )
-    console.print(
-        "Elo (live) is the incremental rating; mbb/hand is milli-big-blinds won per hand. Intervals are 95%."
+        "Elo: Bradley-Terry fit over every stored duplicate block, scored by margin, anchored at "
+        "random = 1000. mbb/hand: milli-big-blinds won per hand. Intervals are 95%. "
+        "`arena ratings --pairs --los` shows head to head."
     )
