@@ -43,7 +43,7 @@ def test_demo_runs_a_round_robin_and_prints_the_leaderboard(tmp_path: Path) -> N
         catch_exceptions=False,
     )
     assert 0 == result.exit_code, result.output
-    assert "Elo (95% CI)" in result.output and "mbb/hand (95% CI)" in result.output
+    assert "Elo" in result.output and "mbb/hand" in result.output and "CI)" in result.output
     assert "±" in result.output
     for name in ("random", "calling-", "rule-bas", "monte-ca"):
         assert name in result.output
