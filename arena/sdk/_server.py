@@ -55,8 +55,22 @@ async def serve(bot: Bot, address: str) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    watchdog = None
+    if os.environ.get(ADDRESS_ENV):  # launched by the arena: do not outlive it
+        watchdog = asyncio.create_task(_stop_when_orphaned(stop))
     await stop.wait()
+    if watchdog is not None:
+        watchdog.cancel()
     await server.stop(grace=0.5)
+
+
+async def _stop_when_orphaned(stop: asyncio.Event, interval: float = 1.0) -> None:
+    """Stop serving once the process that launched us is gone (e.g. killed with -9)."""
+    parent = os.getppid()
+    while not stop.is_set():
+        await asyncio.sleep(interval)
+        if os.getppid() != parent:
+            stop.set()
 
 
 def run(bot: Bot, argv: list[str] | None = None) -> None:
