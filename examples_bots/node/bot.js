@@ -195,6 +195,13 @@ function main() {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (process.env.ARENA_BOT_ADDRESS) {
+    // launched by the arena: stop once it is gone, so a killed arena leaves no orphans
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) stop();
+    }, 1000).unref();
+  }
 }
 
 if (require.main === module) main();
