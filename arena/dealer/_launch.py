@@ -142,6 +142,9 @@ class LaunchedBot:
     ``log_dir``: where ``<name>.stdout.log`` and ``<name>.stderr.log`` go (overwritten;
     default: a fresh temporary directory, kept). ``startup_timeout`` bounds the wait for
     the health check; ``stop_timeout`` is the grace between SIGTERM and SIGKILL.
+    ``max_restarts``: a bot whose process died is started again, at most this many times,
+    when the dealer next connects (the logs of each earlier run are kept as
+    ``<name>.stderr.<n>.log``), so one crash costs a bot a few hands, not a tournament.
     """
 
     def __init__(
@@ -160,6 +163,7 @@ class LaunchedBot:
         cpu_seconds: int | None = None,
         max_message_bytes: int = 1 << 20,
         connect_timeout: float = 5.0,
+        max_restarts: int = 3,
     ) -> None:
         if transport not in ("tcp", "unix"):
             raise ValueError(f"transport must be 'tcp' or 'unix', not {transport!r}")
@@ -186,6 +190,9 @@ class LaunchedBot:
         self._logs: list[_Log] = []
         self._socket_dir: str | None = None
         self._closed = False
+        self.max_restarts = max_restarts
+        self.restarts = 0
+        self._nursery: trio.Nursery | None = None
 
     def __repr__(self) -> str:
         return f"LaunchedBot({self.name!r}, {shlex.join(self.command)!r}, address={self.address!r})"
@@ -213,6 +220,7 @@ class LaunchedBot:
         """
         if self.process is not None:
             raise RuntimeError(f"{self.name}: already started")
+        self._nursery = nursery
         self.address, port = self._pick_address()
         try:
             argv = self._argv(self.address, port)
@@ -223,6 +231,10 @@ class LaunchedBot:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.stdout_log = log_dir / f"{_safe_name(self.name)}.stdout.log"
         self.stderr_log = log_dir / f"{_safe_name(self.name)}.stderr.log"
+        if self.restarts:  # keep the logs of the run that died
+            for log in (self.stdout_log, self.stderr_log):
+                if log.exists():
+                    log.rename(log.with_suffix(f".{self.restarts}.log"))
         env = {**os.environ, **self.env, ADDRESS_ENV: self.address}
         try:
             self.process = await trio.lowlevel.open_process(
@@ -298,11 +310,28 @@ class LaunchedBot:
         if self.process is None or self._grpc is None:
             raise SeatBrokenError(f"{self.name}: not started")
         if self.process.poll() is not None:
-            raise SeatBrokenError(
+            exited = (
                 f"{self.name}: the process exited with code {self.process.returncode}"
                 + await self._stderr_tail()
             )
-        return await self._grpc.connect()
+            if self._nursery is None or self.restarts >= self.max_restarts:
+                raise SeatBrokenError(exited)
+            await self._restart(exited)
+        return await self._grpc.connect()  # type: ignore[union-attr]
+
+    async def _restart(self, why: str) -> None:
+        """Start the process again after it died (see ``max_restarts``)."""
+        assert self._nursery is not None
+        await self.aclose()
+        self.restarts += 1
+        self._closed = False
+        self.process = None
+        self._grpc = None
+        self._logs = []
+        try:
+            await self.start(self._nursery)
+        except BotStartError as error:
+            raise SeatBrokenError(f"{why}\nrestart {self.restarts} failed: {error}") from None
 
     async def aclose(self) -> None:
         """Close the channel, stop the process group (SIGTERM, grace, SIGKILL), reap it."""

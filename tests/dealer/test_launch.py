@@ -186,8 +186,30 @@ class TestRunning:
         assert _gone(pid)
 
     async def test_connect_after_the_process_died_fails_at_once(self, bot_command, tmp_path):
-        """connect() checks the process first: no waiting on a dead address."""
-        async with open_bot("victim", command=bot_command("calling.py"), log_dir=tmp_path) as bot:
+        """With no restarts left, connect() checks the process first: no waiting on a dead address."""
+        async with open_bot(
+            "victim", command=bot_command("calling.py"), log_dir=tmp_path, max_restarts=0
+        ) as bot:
+            bot.process.kill()
+            await bot.process.wait()
+            with pytest.raises(SeatBrokenError, match="exited with code -9"):
+                await bot.connect()
+
+    async def test_a_dead_bot_is_restarted_on_connect_and_its_old_logs_kept(
+        self, bot_command, tmp_path
+    ):
+        """connect() after a crash starts the process again (up to max_restarts) and plays on."""
+        async with open_bot(
+            "phoenix", command=bot_command("calling.py"), log_dir=tmp_path, max_restarts=1
+        ) as bot:
+            first = bot.process.pid
+            bot.process.kill()
+            await bot.process.wait()
+            connection = await bot.connect()
+            assert bot.process.pid != first
+            assert 1 == bot.restarts
+            await connection.aclose()
+            assert (tmp_path / "phoenix.stderr.1.log").exists()
             bot.process.kill()
             await bot.process.wait()
             with pytest.raises(SeatBrokenError, match="exited with code -9"):
