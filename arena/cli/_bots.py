@@ -1,4 +1,5 @@
-"""Bot specs on the command line: ``[NAME=]builtin:POLICY``, ``[NAME=]HOST:PORT`` or ``[NAME=]COMMAND``."""
+"""Bot specs on the command line: ``[NAME=]builtin:POLICY``, ``[NAME=]HOST:PORT``,
+``[NAME=]plugin:KIND:TARGET`` (a kind a driver plugin provides) or ``[NAME=]COMMAND``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,13 @@ def parse_bot_spec(text: str, index: int) -> BotSpec:
                 f"bot #{index + 1} {text!r}: unknown built-in {policy!r}; choose from {', '.join(BUILT_IN)}"
             )
         return BotSpec(name or policy, "builtin", policy)
+    if raw.startswith("plugin:"):
+        kind, _, target = raw.removeprefix("plugin:").partition(":")
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\-]*", kind):
+            raise click.BadParameter(
+                f"bot #{index + 1} {text!r}: expected plugin:KIND:TARGET, e.g. plugin:example:"
+            )
+        return BotSpec(name or f"{kind}-bot", kind, target)
     if _ADDRESS.match(raw):
         return BotSpec(name or raw, "address", raw)
     try:

@@ -387,3 +387,34 @@ class TestMatchThroughPlugins:
             "arena_match_finished"
         ]
         assert _example_calls()[-1][1]["result"] is result
+
+
+def test_a_plugin_kind_is_usable_from_arena_match(example_site: Path, tmp_path: Path) -> None:
+    """`plugin:KIND:TARGET` on the command line reaches the plugin that drives that kind."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+    from arena.cli._app import _register
+
+    _register()
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match",
+            "plugin:example:",
+            "builtin:random",
+            "--hands",
+            "4",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+    )
+    assert 0 == result.exit_code, result.output
+    assert "example-bot" in result.output
+    unknown = CliRunner().invoke(
+        cli, ["match", "plugin:nosuchkind:x", "builtin:random", "--out", str(tmp_path / "runs")]
+    )
+    assert 1 == unknown.exit_code
+    assert "no plugin drives bots of kind 'nosuchkind'" in unknown.output
