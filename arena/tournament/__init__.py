@@ -6,8 +6,8 @@ from arena.tournament._config import Ratings as Ratings
 from arena.tournament._config import Timeouts as Timeouts
 from arena.tournament._config import TournamentConfig as TournamentConfig
 from arena.tournament._config import TournamentConfigError as TournamentConfigError
-from arena.tournament._config import load_tournament as load_tournament
-from arena.tournament._config import parse_tournament as parse_tournament
+from arena.tournament._config_load import load_tournament as load_tournament
+from arena.tournament._config_load import parse_tournament as parse_tournament
 from arena.tournament._formats import ScheduledMatch as ScheduledMatch
 from arena.tournament._formats import ScheduleStats as ScheduleStats
 from arena.tournament._formats import build_schedule as build_schedule

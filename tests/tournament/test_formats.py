@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament._config import TournamentConfig, parse_tournament
+from arena.tournament import TournamentConfig, parse_tournament
 from arena.tournament._formats import (
     ScheduledMatch,
     build_schedule,

@@ -10,7 +10,7 @@ import pytest
 
 from arena.dealer import MatchSettings, OnFaultLimit
 from arena.engine import GameConfig, Structure
-from arena.tournament._config import (
+from arena.tournament import (
     Format,
     TournamentConfig,
     TournamentConfigError,

@@ -1,0 +1,418 @@
+"""Reading tournament files: TOML in, a validated :class:`TournamentConfig` out.
+
+Every error names the file, the key path (``bots[2].command``, ``game.max_draw``) and
+what is wrong, in one line a user can act on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import secrets
+import shlex
+import tomllib
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena.dealer import OnFaultLimit
+from arena.engine import ConfigError, ForcedBets, GameConfig
+from arena.policies import BUILT_IN
+from arena.tournament._config import (
+    _ADDRESS,
+    _NAME,
+    BotEntry,
+    Format,
+    Ratings,
+    Timeouts,
+    TournamentConfig,
+    TournamentConfigError,
+    _check_field,
+)
+
+
+def load_tournament(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament file; raises :class:`TournamentConfigError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TournamentConfigError(str(path), None, f"cannot read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise TournamentConfigError(str(path), None, f"not UTF-8 text: {error}") from None
+    return parse_tournament(text, str(path), base_dir=path.resolve().parent)
+
+
+def parse_tournament(
+    text: str, source: str = "<string>", *, base_dir: str | Path | None = None
+) -> TournamentConfig:
+    """Validate tournament TOML; relative paths resolve against ``base_dir`` (default: the
+    current folder). ``source`` names the text in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise TournamentConfigError(source, None, f"invalid TOML: {error}") from None
+    base = Path(base_dir).resolve() if base_dir is not None else Path.cwd().resolve()
+    return _Parser(source, base).parse(data)
+
+
+_TOP = ("tournament", "game", "timeouts", "ratings", "bots")
+_TOURNAMENT_KEYS = (
+    "name",
+    "format",
+    "hands_per_match",
+    "duplicate",
+    "rounds",
+    "table_size",
+    "challengers",
+    "concurrency",
+    "max_tables_per_bot",
+    "seed",
+    "output",
+    "database",
+    "early_stop",
+)
+_GAME_INT = ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "max_draw")
+_GAME_INT += ("max_bets_per_round",)
+_GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
+_GAME_BOOL = ("uncapped_heads_up",)
+_BOT_KEYS = ("name", "builtin", "command", "address", "requires", "workdir")
+
+
+def _type_name(value: object) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+class _Parser:
+    def __init__(self, source: str, base: Path) -> None:
+        self.source = source
+        self.base = base
+
+    def fail(self, key: str | None, problem: str) -> TournamentConfigError:
+        return TournamentConfigError(self.source, key, problem)
+
+    # --- typed getters; each names the key path -----------------------------------
+
+    def known(self, table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
+        for key in table:
+            if key not in allowed:
+                hint = difflib.get_close_matches(key, allowed, n=1)
+                more = (
+                    f"; did you mean {hint[0]!r}?"
+                    if hint
+                    else f"; expected one of {', '.join(allowed)}"
+                )
+                raise self.fail(f"{prefix}{key}", f"unknown key{more}")
+
+    def table(self, data: Mapping[str, Any], key: str, *, required: bool = False) -> dict:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(key, f"missing: the file needs a [{key}] table")
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(key, f"must be a table ([{key}]), got {_type_name(value)}")
+        return value
+
+    def integer(
+        self, table: Mapping, path: str, key: str, default: int | None, *, minimum: int
+    ) -> int:
+        value = table.get(key, default)
+        full = f"{path}.{key}"
+        if value is None:
+            raise self.fail(full, "missing: a whole number is required")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(full, f"must be a whole number, got {_type_name(value)} {value!r}")
+        if value < minimum:
+            raise self.fail(full, f"must be at least {minimum}, got {value}")
+        return value
+
+    def number(
+        self, table: Mapping, path: str, key: str, default: float, *, positive: bool
+    ) -> float:
+        value = table.get(key, default)
+        full = f"{path}.{key}"
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise self.fail(full, f"must be a number, got {_type_name(value)} {value!r}")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise self.fail(full, f"must be a finite number, got {value}")
+        if positive and value <= 0:
+            raise self.fail(full, f"must be above 0, got {value}")
+        if not positive and value < 0:
+            raise self.fail(full, f"must be 0 or more, got {value}")
+        return float(value)
+
+    def boolean(self, table: Mapping, path: str, key: str, default: bool) -> bool:
+        value = table.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(
+                f"{path}.{key}", f"must be true or false, got {_type_name(value)} {value!r}"
+            )
+        return value
+
+    def string(self, table: Mapping, path: str, key: str, default: str | None = None) -> str | None:
+        value = table.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(f"{path}.{key}", f"must be a string, got {_type_name(value)} {value!r}")
+        if isinstance(value, str) and not value.strip():
+            raise self.fail(f"{path}.{key}", "must not be empty")
+        return value
+
+    def choice(self, table: Mapping, path: str, key: str, enum: type[StrEnum], default: StrEnum):
+        value = table.get(key, default.value)
+        allowed = ", ".join(repr(member.value) for member in enum)
+        if not isinstance(value, str):
+            raise self.fail(
+                f"{path}.{key}", f"must be one of {allowed}, got {_type_name(value)} {value!r}"
+            )
+        try:
+            return enum(value)
+        except ValueError:
+            raise self.fail(f"{path}.{key}", f"{value!r} is not one of {allowed}") from None
+
+    def path(self, value: str) -> Path:
+        return (self.base / Path(value).expanduser()).resolve()
+
+    def bot_name(self, value: object, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(
+                key, f"must be a bot name (a string), got {_type_name(value)} {value!r}"
+            )
+        if not _NAME.match(value):
+            raise self.fail(
+                key, f"{value!r} is not a valid bot name: 1-64 characters from A-Z a-z 0-9 _ . -"
+            )
+        return value
+
+    # --- the file ----------------------------------------------------------------
+
+    def parse(self, data: dict[str, Any]) -> TournamentConfig:
+        self.known(data, "", _TOP)
+        tour = self.table(data, "tournament", required=True)
+        self.known(tour, "tournament.", _TOURNAMENT_KEYS)
+        t = "tournament"
+        if "name" not in tour:
+            raise self.fail(
+                "tournament.name",
+                "missing: give the tournament a name (it identifies it in the database)",
+            )
+        name = self.string(tour, t, "name")
+        assert name is not None
+        if len(name) > 200:
+            raise self.fail("tournament.name", "must be at most 200 characters")
+        fmt = self.choice(tour, t, "format", Format, Format.ROUND_ROBIN)
+        hands = self.integer(tour, t, "hands_per_match", 200, minimum=1)
+        duplicate = self.boolean(tour, t, "duplicate", True)
+        rounds = self.integer(tour, t, "rounds", 1, minimum=1)
+        if fmt is Format.RING:
+            table_size = self.integer(tour, t, "table_size", 6, minimum=3)
+            if table_size > 7:
+                raise self.fail(
+                    "tournament.table_size",
+                    f"a ring table seats 3 to 7 bots (R1), got {table_size}",
+                )
+        else:
+            if "table_size" in tour:
+                raise self.fail(
+                    "tournament.table_size",
+                    f"only used by format = 'ring'; format {fmt.value!r} plays heads-up (remove it)",
+                )
+            table_size = 2
+        challengers = self.challengers(tour, fmt)
+        concurrency = self.integer(tour, t, "concurrency", 1, minimum=1)
+        max_tables = self.integer(tour, t, "max_tables_per_bot", 1, minimum=1)
+        seed_drawn = "seed" not in tour
+        seed = (
+            secrets.randbits(63) if seed_drawn else self.integer(tour, t, "seed", None, minimum=0)
+        )
+        output = self.path(self.string(tour, t, "output", "runs") or "runs")
+        database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")
+        early_stop = self.boolean(tour, t, "early_stop", False)
+        if early_stop and fmt is Format.RING:
+            raise self.fail(
+                "tournament.early_stop",
+                "SPRT early stopping is heads-up only; not for format = 'ring'",
+            )
+        game, stack = self.game(self.table(data, "game"))
+        timeouts = self.timeouts(self.table(data, "timeouts"))
+        ratings = self.ratings(self.table(data, "ratings"))
+        bots = self.bots(data.get("bots"))
+        config = TournamentConfig(
+            name=name,
+            format=fmt,
+            hands_per_match=hands,
+            duplicate=duplicate,
+            rounds=rounds,
+            table_size=table_size,
+            challengers=challengers,
+            concurrency=concurrency,
+            max_tables_per_bot=max_tables,
+            seed=seed,
+            seed_drawn=seed_drawn,
+            output=output,
+            database=database,
+            early_stop=early_stop,
+            game=game,
+            stack=stack,
+            timeouts=timeouts,
+            ratings=ratings,
+            bots=bots,
+            workdir=self.base,
+            source=self.source,
+        )
+        _check_field(config, "bots")
+        return config
+
+    def challengers(self, tour: Mapping, fmt: Format) -> tuple[str, ...]:
+        key = "tournament.challengers"
+        value = tour.get("challengers", [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be an array of bot names, got {_type_name(value)}")
+        names = tuple(self.bot_name(item, f"{key}[{i}]") for i, item in enumerate(value))
+        if fmt in (Format.GAUNTLET, Format.LADDER):
+            if not names:
+                what = (
+                    "the bot(s) that play the field"
+                    if fmt is Format.GAUNTLET
+                    else "the new bot(s) that play the standing pool"
+                )
+                raise self.fail(key, f"format = {fmt.value!r} needs challengers: {what}")
+        elif names:
+            raise self.fail(
+                key, f"only used by format = 'gauntlet' or 'ladder', not {fmt.value!r} (remove it)"
+            )
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise self.fail(f"{key}[{i}]", f"{name!r} is listed twice")
+        return names
+
+    def game(self, table: Mapping[str, Any]) -> tuple[GameConfig, int]:
+        fields = [f.name for f in dataclasses.fields(GameConfig)]
+        self.known(table, "game.", (*fields, "stack"))
+        kwargs: dict[str, Any] = {}
+        for key, value in table.items():
+            if key == "stack":
+                continue
+            if key in _GAME_INT and (not isinstance(value, int) or isinstance(value, bool)):
+                raise self.fail(
+                    f"game.{key}", f"must be a whole number, got {_type_name(value)} {value!r}"
+                )
+            if key in _GAME_STR and not isinstance(value, str):
+                raise self.fail(
+                    f"game.{key}", f"must be a string, got {_type_name(value)} {value!r}"
+                )
+            if key in _GAME_BOOL and not isinstance(value, bool):
+                raise self.fail(
+                    f"game.{key}", f"must be true or false, got {_type_name(value)} {value!r}"
+                )
+            kwargs[key] = value
+        try:
+            game = GameConfig(**kwargs)
+        except ConfigError as error:
+            problem = str(error).removeprefix(f"{error.key}: ")
+            raise self.fail(f"game.{error.key}", problem) from None
+        stack = self.integer(table, "game", "stack", 200, minimum=1)
+        need = game.ante + (game.big_blind if game.forced_bets is ForcedBets.BLINDS else 0)
+        if stack < need:  # type: ignore[operator]
+            raise self.fail(
+                "game.stack", f"must cover the forced bets (at least {need} chips), got {stack}"
+            )
+        return game, stack
+
+    def timeouts(self, table: Mapping[str, Any]) -> Timeouts:
+        keys = tuple(f.name for f in dataclasses.fields(Timeouts))
+        self.known(table, "timeouts.", keys)
+        p = "timeouts"
+        return Timeouts(
+            action=self.number(table, p, "action", 1.0, positive=True),
+            time_bank=self.number(table, p, "time_bank", 0.0, positive=False),
+            startup=self.number(table, p, "startup", 15.0, positive=True),
+            hello=self.number(table, p, "hello", 10.0, positive=True),
+            fault_limit=self.integer(table, p, "fault_limit", 0, minimum=0),
+            on_fault_limit=self.choice(
+                table, p, "on_fault_limit", OnFaultLimit, OnFaultLimit.SIT_OUT
+            ),
+        )
+
+    def ratings(self, table: Mapping[str, Any]) -> Ratings:
+        keys = tuple(f.name for f in dataclasses.fields(Ratings))
+        self.known(table, "ratings.", keys)
+        p = "ratings"
+        anchor = table.get("anchor")
+        if anchor is not None:
+            anchor = self.bot_name(anchor, "ratings.anchor")
+        return Ratings(
+            k=self.number(table, p, "k", 16.0, positive=True),
+            start=self.number(table, p, "start", 1500.0, positive=False),
+            anchor=anchor,
+            anchor_rating=self.number(table, p, "anchor_rating", 1000.0, positive=False),
+        )
+
+    def bots(self, value: object) -> tuple[BotEntry, ...]:
+        if value is None:
+            raise self.fail("bots", "missing: add at least two [[bots]] entries")
+        if not isinstance(value, list):
+            raise self.fail(
+                "bots", f"must be an array of tables ([[bots]]), got {_type_name(value)}"
+            )
+        bots: list[BotEntry] = []
+        seen: dict[str, int] = {}
+        for i, entry in enumerate(value):
+            p = f"bots[{i}]"
+            if not isinstance(entry, dict):
+                raise self.fail(p, f"must be a table ([[bots]]), got {_type_name(entry)}")
+            self.known(entry, f"{p}.", _BOT_KEYS)
+            if "name" not in entry:
+                raise self.fail(f"{p}.name", "missing: every bot needs a name")
+            name = self.bot_name(entry["name"], f"{p}.name")
+            if name in seen:
+                raise self.fail(
+                    f"{p}.name",
+                    f"{name!r} is already the name of bots[{seen[name]}]; names must be unique",
+                )
+            seen[name] = i
+            kinds = [k for k in ("builtin", "command", "address") if k in entry]
+            if len(kinds) != 1:
+                given = " and ".join(kinds) if kinds else "none"
+                raise self.fail(
+                    p if not kinds else f"{p}.{kinds[1]}",
+                    f"bot {name!r} needs exactly one of builtin, command or address (got {given})",
+                )
+            kind = kinds[0]
+            target = self.string(entry, p, kind)
+            assert target is not None
+            if kind == "builtin" and target not in BUILT_IN:
+                raise self.fail(
+                    f"{p}.builtin",
+                    f"unknown built-in {target!r}; choose from {', '.join(BUILT_IN)}",
+                )
+            if kind == "address" and not _ADDRESS.match(target):
+                raise self.fail(f"{p}.address", f"{target!r} is not HOST:PORT or unix:PATH")
+            if kind == "command":
+                try:
+                    argv = shlex.split(target)
+                except ValueError as error:
+                    raise self.fail(f"{p}.command", f"cannot parse the command: {error}") from None
+                if not argv:
+                    raise self.fail(f"{p}.command", "is empty")
+            requires = self.string(entry, p, "requires")
+            workdir_text = self.string(entry, p, "workdir")
+            if workdir_text is not None and kind != "command":
+                raise self.fail(
+                    f"{p}.workdir", f"only used by command bots; bot {name!r} is a {kind} bot"
+                )
+            workdir = None
+            if kind == "command":
+                workdir = self.path(workdir_text) if workdir_text is not None else self.base
+            bots.append(BotEntry(name=name, requires=requires, workdir=workdir, **{kind: target}))
+        return tuple(bots)
