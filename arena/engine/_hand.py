@@ -389,20 +389,17 @@ class Hand(_BettingRounds, _Draw, _Showdown):
             self._min_increment = config.big_blind  # type: ignore[assignment]
             self._bets_made = 1
             first_actor = (blinds.big_blind_seat + 1) % n
-        self._deal(left)
+        self._deal()
         self.events.append(RoundStarted("predraw"))
         self._start_round(first_actor)
 
-    def _deal(self, left: int) -> None:
+    def _deal(self) -> None:
         """Five cards each, one at a time, clockwise from the button's left (R9)."""
         n = self.n
         cards = self.deck.deal(5 * n)
-        holes: list[list[Card]] = [[] for _ in range(n)]
-        for k in range(n):
-            seat = (left + k) % n
-            holes[seat] = cards[k::n]
-        self.holes = holes
+        holes: list[list[Card]] = [[]] * n
         events = self.events
-        for k in range(n):
-            seat = (left + k) % n
-            events.append(HoleCardsDealt(seat, tuple(holes[seat])))
+        for k, seat in enumerate(self._clockwise):
+            hole = holes[seat] = cards[k::n]
+            events.append(HoleCardsDealt(seat, tuple(hole)))
+        self.holes = holes
