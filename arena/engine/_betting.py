@@ -38,9 +38,10 @@ class _BettingRounds:
             )
         self.folded[seat] = True
         self._live -= 1
-        muck = self._muck
-        for card in self.holes[seat]:
-            muck.append((seat, card))
+        if self._jacks and seat == self.opener:
+            self._set_aside.extend(self.holes[seat])  # R29: shown at the end, never redealt
+        else:
+            self._muck += [(seat, card) for card in self.holes[seat]]
         mark = len(self.events)
         self.events.append(Folded(seat))
         self._faced[seat] = self._current_bet
@@ -161,6 +162,9 @@ class _BettingRounds:
             elif self._current_bet == 0 and self.config.opening is Opening.JACKS_OR_BETTER:
                 why = "only a hand of jacks or better may open (R28)"
                 reason = Reason.NOT_QUALIFIED_TO_OPEN
+            elif not self._other_has_chips(seat):
+                why = "everyone else is all-in: nobody could call a raise"
+                reason = Reason.CANNOT_RAISE
             else:
                 why = "raising is closed to this seat (R14: an all-in short raise does not reopen)"
                 reason = Reason.CANNOT_RAISE

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 from arena.engine._cards import Card
 from arena.engine._config import ForcedBets
-from arena.engine._config import Structure as _Structure
 from arena.engine._errors import EngineInvariantError, IllegalActionError, Reason
 from arena.engine._phase import Phase
 from arena.engine._records import (
@@ -19,8 +18,6 @@ from arena.engine._records import (
     StubReshuffled,
 )
 
-_FIXED = _Structure.FIXED_LIMIT
-_POT = _Structure.POT_LIMIT
 _DRAW = Phase.DRAW
 
 
@@ -86,8 +83,6 @@ class _Draw:
         """R17: deal from the stub; if it runs short, deal it down to its last card, then
         shuffle that card with every discard and folded hand except this seat's own."""
         deck = self.deck
-        if len(deck) - 1 >= count:
-            return deck.deal(count)
         first = deck.deal(len(deck) - 1) if len(deck) > 1 else []
         pool = list(deck.remaining)
         pool.extend(card for owner, card in self._muck if owner != seat)

@@ -45,7 +45,6 @@ from arena.engine._records import (
 from arena.engine._showdown import _Showdown
 
 _FIXED = _Structure.FIXED_LIMIT
-_POT = _Structure.POT_LIMIT
 
 
 _DRAW = Phase.DRAW
@@ -397,7 +396,7 @@ class Hand(_BettingRounds, _Draw, _Showdown):
         """Five cards each, one at a time, clockwise from the button's left (R9)."""
         n = self.n
         cards = self.deck.deal(5 * n)
-        holes: list[list[Card]] = [[]] * n
+        holes: list[list[Card]] = [[] for _ in range(n)]
         events = self.events
         for k, seat in enumerate(self._clockwise):
             hole = holes[seat] = cards[k::n]

@@ -181,7 +181,7 @@ class HandDead(NamedTuple):
 
 
 class RoundStarted(NamedTuple):
-    """A betting round (1 or 2) or the draw (``"draw"``) begins."""
+    """A betting round or the draw begins: ``"predraw"``, ``"draw"`` or ``"postdraw"``."""
 
     street: str
 

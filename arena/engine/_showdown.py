@@ -5,7 +5,6 @@ Part of :class:`~arena.engine.Hand`; the state lives on the hand (see ``Hand.__s
 
 from __future__ import annotations
 
-from arena.engine._config import Structure as _Structure
 from arena.engine._errors import EngineInvariantError
 from arena.engine._eval import evaluate
 from arena.engine._phase import Phase
@@ -16,10 +15,6 @@ from arena.engine._records import (
     HandShown,
     PotAwarded,
 )
-
-_FIXED = _Structure.FIXED_LIMIT
-_POT = _Structure.POT_LIMIT
-_DRAW = Phase.DRAW
 
 
 class _Showdown:

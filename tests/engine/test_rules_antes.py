@@ -178,3 +178,36 @@ def test_r29_opener_discards_not_reshuffled(seed):
     drawn = {card for e in hand.events if isinstance(e, CardsDrawn) for card in e.drawn}
     assert set() == drawn & set(parse_cards("2h 3s 4c"))
     assert sorted(STANDARD_DECK) == sorted(hand.all_cards())
+
+
+def test_r29_a_folded_openers_hand_is_never_redealt():
+    """An opener who folds keeps the hand out of the reshuffle (R17): it is shown at the end (R29)."""
+    from arena.engine import CALL, FOLD, BetRaise, Discard, GameConfig, Hand, HandShown, parse_cards
+
+    config = GameConfig(small_bet=2, ante=1, forced_bets="antes", opening="jacks_or_better")
+    hands = [
+        "JcJd2c3c4c",
+        "5d6d7d8dTc",
+        "2d3d4d5c6c",
+        "7c8c9cTdQc",
+        "2h3h4h5h6h",
+        "7h8h9hThQh",
+        "2s3s4s5s6s",
+    ]
+    opener_cards = set(parse_cards(hands[0]))
+    for seed in range(20):
+        hand = Hand(config, [100] * 7, 6, stacked_deck(hands, 6, seed=seed))
+        hand.apply(BetRaise(2))  # seat 0 opens with jacks
+        hand.apply(BetRaise(4))  # seat 1 raises
+        for _ in range(5):
+            hand.apply(CALL)
+        hand.apply(FOLD)  # the opener folds
+        while hand.phase is Phase.DRAW:  # everybody draws five: the stub runs out (R17)
+            hand.apply(Discard(tuple(hand.holes[hand.actor])))
+        held = {card for seat in range(7) if not hand.folded[seat] for card in hand.holes[seat]}
+        assert not held & opener_cards, f"seed {seed}: the folded opener's cards were redealt"
+        while not hand.is_over:
+            hand.apply_default()
+        proofs = [e for e in hand.events if isinstance(e, HandShown) and e.openers]
+        assert [0] == [e.seat for e in proofs]
+        assert opener_cards == set(proofs[0].cards)
