@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from arena.cli._bots import BotSpec, parse_bot_spec
-from arena.cli._match import builtin_driver, open_drivers
+from arena.cli._match import SECONDS, builtin_driver, open_drivers
 from arena.dealer import BotDriver, MatchSettings, run_match
 from arena.engine import ForcedBets, GameConfig, JokerMode, Opening, ShowdownReveal, Structure
 from arena.protocol import PROTOCOL_VERSION, pb
@@ -161,12 +161,12 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
 @click.option(
     "--timeout",
     "action_timeout",
-    type=float,
+    type=SECONDS,
     default=2.0,
     show_default=True,
     help="Seconds per decision.",
 )
-@click.option("--startup-timeout", type=float, default=15.0, show_default=True)
+@click.option("--startup-timeout", type=SECONDS, default=15.0, show_default=True)
 @click.option(
     "--seed",
     type=int,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ from arena.dealer import (
     run_match,
 )
 from arena.dealer._records import MatchRecorder
-from arena.engine import ConfigError, GameConfig, JokerMode, Structure
+from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structure
 
 
 def builtin_driver(spec: BotSpec, seed: int | None) -> LocalBot:
@@ -72,6 +73,30 @@ async def open_drivers(
     return drivers
 
 
+class _Seconds(click.ParamType):
+    """A finite number of seconds, from ``low`` to a day."""
+
+    name = "seconds"
+
+    def __init__(self, *, allow_zero: bool) -> None:
+        self.allow_zero = allow_zero
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds > 86_400 or seconds < 0:
+            self.fail(f"{value!r} is not between 0 and 86400 seconds", param, ctx)
+        if seconds == 0 and not self.allow_zero:
+            self.fail("must be more than 0 seconds", param, ctx)
+        return seconds
+
+
+SECONDS = _Seconds(allow_zero=False)
+SECONDS_OR_ZERO = _Seconds(allow_zero=True)
+
+
 def game_options(func):
     """The game settings shared by `arena match` and `arena check-bot`."""
     options = [
@@ -93,7 +118,7 @@ def game_options(func):
         ),
         click.option(
             "--stack",
-            type=int,
+            type=click.IntRange(1, MAX_CHIPS),
             default=200,
             show_default=True,
             help="Chips each seat starts every hand with.",
@@ -124,7 +149,7 @@ def build_config(
 @click.command("match")
 @click.argument("bots", nargs=-1, required=True)
 @game_options
-@click.option("--hands", type=click.IntRange(1), default=200, show_default=True)
+@click.option("--hands", type=click.IntRange(1, 10_000_000), default=200, show_default=True)
 @click.option(
     "--seed", type=int, default=None, help="Deck seed; default: drawn from the CSPRNG and recorded."
 )
@@ -137,14 +162,14 @@ def build_config(
 @click.option(
     "--timeout",
     "action_timeout",
-    type=float,
+    type=SECONDS,
     default=1.0,
     show_default=True,
     help="Seconds per decision (R23).",
 )
 @click.option(
     "--time-bank",
-    type=float,
+    type=SECONDS_OR_ZERO,
     default=0.0,
     show_default=True,
     help="Seconds per match, spent when a decision overruns.",
@@ -164,7 +189,7 @@ def build_config(
 )
 @click.option(
     "--startup-timeout",
-    type=float,
+    type=SECONDS,
     default=15.0,
     show_default=True,
     help="Seconds for a launched bot to become healthy.",
@@ -235,6 +260,12 @@ def command(
         match_id=match_id,
     )
     folder = out_dir / match_id
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot write the match records to {folder}: {error.strerror}"
+        ) from None
     limits = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
     summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
     print_summary(summary, folder)

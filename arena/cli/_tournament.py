@@ -131,7 +131,6 @@ def play_tournament(
     """Run (or resume) ``config`` with a live leaderboard; return the final standings."""
     pm = _plugin_manager(no_plugins)
     game_type = game_type_of(config.game)
-    config.database.parent.mkdir(parents=True, exist_ok=True)
     try:
         store = Store.open(config.database)
     except StoreError as error:

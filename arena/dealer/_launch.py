@@ -193,6 +193,7 @@ class LaunchedBot:
         self.max_restarts = max_restarts
         self.restarts = 0
         self._nursery: trio.Nursery | None = None
+        self._restart_lock = trio.Lock()
 
     def __repr__(self) -> str:
         return f"LaunchedBot({self.name!r}, {shlex.join(self.command)!r}, address={self.address!r})"
@@ -310,14 +311,19 @@ class LaunchedBot:
         if self.process is None or self._grpc is None:
             raise SeatBrokenError(f"{self.name}: not started")
         if self.process.poll() is not None:
-            exited = (
-                f"{self.name}: the process exited with code {self.process.returncode}"
-                + await self._stderr_tail()
-            )
-            if self._nursery is None or self.restarts >= self.max_restarts:
-                raise SeatBrokenError(exited)
-            await self._restart(exited)
-        return await self._grpc.connect()  # type: ignore[union-attr]
+            async with self._restart_lock:  # several tables may find it dead at once
+                if self.process is None or self.process.poll() is not None:
+                    exited = (
+                        f"{self.name}: the process exited with code "
+                        f"{self.process.returncode if self.process else '?'}"
+                        + await self._stderr_tail()
+                    )
+                    if self._nursery is None or self.restarts >= self.max_restarts:
+                        raise SeatBrokenError(exited)
+                    await self._restart(exited)
+        if self._grpc is None:
+            raise SeatBrokenError(f"{self.name}: not running")
+        return await self._grpc.connect()
 
     async def _restart(self, why: str) -> None:
         """Start the process again after it died (see ``max_restarts``)."""

@@ -111,6 +111,7 @@ class _Seat:
         self.stale: set[str] = set()
         self.failed_reconnects = 0
         self.wants_hand_start = False
+        self.past_limit = False
         self.next_reconnect = 0
 
 
@@ -191,8 +192,7 @@ class _MatchRunner:
                     seat.connection = connection
                     hello = reply.hello
                     seat.wants_hand_start = hello.wants_hand_start
-                    if hello.name:
-                        seat.name = hello.name[:64]
+                    # the name the user gave the seat stands; the bot's own is in hellos
                     self.result.hellos[seat.index] = {
                         "name": hello.name[:64],
                         "version": hello.version[:64],
@@ -203,12 +203,15 @@ class _MatchRunner:
                 detail = f"could not start: {error}"
         if not detail:
             detail = f"no hello within {self.settings.hello_timeout:g} s"
-        self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out", send=False)
+        self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
         self._sit_out(seat, broken=True)
         return False
 
     def _sit_out(self, seat: _Seat, *, broken: bool = False) -> None:
-        """R25: out for now (a broken seat may reconnect), or out for good on forfeit."""
+        """R25: out for now (a broken seat may reconnect), or out for good on forfeit.
+
+        Under ``forfeit`` a crash or disconnect forfeits too (R25 treats them alike).
+        """
         seat.sat_out = True
         seat.forfeited = self.settings.on_fault_limit is OnFaultLimit.FORFEIT
 
@@ -230,7 +233,7 @@ class _MatchRunner:
         if connection is not None:
             await connection.aclose()
         if record:
-            self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out", send=False)
+            self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
         self._sit_out(seat, broken=True)
 
     async def _maybe_reconnect(self, hand_number: int) -> None:
@@ -240,9 +243,10 @@ class _MatchRunner:
             if seat.sat_out and not seat.forfeited and seat.connection is None:
                 if hand_number < seat.next_reconnect:
                     continue
+                if seat.past_limit:
+                    continue  # past the fault limit: out for the rest of the match (R25)
                 if await self._open(seat, hand_number):
-                    seat.sat_out = False
-                    seat.faults = 0
+                    seat.sat_out = False  # faults are kept: reconnecting does not reset them
                     seat.failed_reconnects = 0
                 else:  # back off: try again after 1, 2, 4, ... 64 hands
                     seat.failed_reconnects += 1
@@ -259,7 +263,6 @@ class _MatchRunner:
         applied: str,
         *,
         decision_id: str = "",
-        send: bool = True,
     ) -> FaultRecord:
         record = FaultRecord(
             hand_number=hand_number,
@@ -299,7 +302,9 @@ class _MatchRunner:
         reason, detail = None, ""
         connection = seat.connection
         if connection is None:
-            reason, detail = pb.DISCONNECTED, "the seat has no connection"
+            # broken earlier in this hand: the fault is on record already; play the default
+            hand.apply(hand.default_action())
+            return
         else:
             allowed = s.action_timeout + seat.bank
             start = trio.current_time()
@@ -347,14 +352,10 @@ class _MatchRunner:
             )
         )
         await self._send(seat, fault_message, hand_number)
-        if s.fault_limit and seat.faults >= s.fault_limit and not seat.sat_out:
+        if s.fault_limit and seat.faults >= s.fault_limit and not seat.past_limit:
+            seat.past_limit = True  # out for the rest of the match, even if it reconnects
             self._fault(
-                seat,
-                hand_number,
-                pb.SAT_OUT,
-                f"{seat.faults} faults",
-                str(s.on_fault_limit),
-                send=False,
+                seat, hand_number, pb.SAT_OUT, f"{seat.faults} faults", str(s.on_fault_limit)
             )
             self._sit_out(seat)
 

@@ -8,8 +8,9 @@ One folder per match::
     hands.phhs      every hand in PHH (see docs/phh.md), replayable with `arena replay`
     result.json     chips won per seat, mbb/hand with 95% intervals, faults
 
-Files are appended hand by hand and flushed, so a crash loses at most the hand in
-progress.
+Files are written hand by hand and flushed, so a crash loses at most the hand in
+progress. A match played again (a resumed tournament replays unfinished matches from
+the start) overwrites its folder, so the records always describe one whole match.
 """
 
 from __future__ import annotations
@@ -86,9 +87,9 @@ class MatchRecorder:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.settings = settings
-        self._log_file: IO[str] = open(self.folder / "log.jsonl", "a", encoding="utf-8")  # noqa: SIM115
-        self._events: IO[str] = open(self.folder / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
-        self._phh: IO[str] = open(self.folder / "hands.phhs", "a", encoding="utf-8")  # noqa: SIM115
+        self._log_file: IO[str] = open(self.folder / "log.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+        self._events: IO[str] = open(self.folder / "events.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+        self._phh: IO[str] = open(self.folder / "hands.phhs", "w", encoding="utf-8")  # noqa: SIM115
         self.log = structlog.wrap_logger(
             structlog.WriteLogger(self._log_file),
             processors=[

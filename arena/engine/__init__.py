@@ -13,6 +13,7 @@ from arena.engine._cards import CardParseError as CardParseError
 from arena.engine._cards import format_cards as format_cards
 from arena.engine._cards import parse_card as parse_card
 from arena.engine._cards import parse_cards as parse_cards
+from arena.engine._config import MAX_CHIPS as MAX_CHIPS
 from arena.engine._config import ForcedBets as ForcedBets
 from arena.engine._config import GameConfig as GameConfig
 from arena.engine._config import JokerMode as JokerMode

@@ -7,6 +7,10 @@ from enum import StrEnum
 
 from arena.engine._errors import ConfigError
 
+MAX_CHIPS = 1 << 40
+"""The most chips any amount (blind, bet, ante, stack) may be: far beyond any real game,
+well inside the protocol's int64 even when seven stacks and a pot add up."""
+
 
 class Structure(StrEnum):
     """Betting structure (R12)."""
@@ -106,10 +110,14 @@ class GameConfig:
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(key, f"must be a positive whole number of chips, got {value!r}")
+            if value > MAX_CHIPS:
+                raise ConfigError(key, f"must be at most {MAX_CHIPS} chips, got {value}")
         if self.small_blind > self.big_blind:  # type: ignore[operator]
             raise ConfigError("small_blind", "must not exceed big_blind")
-        if not isinstance(self.ante, int) or self.ante < 0:
-            raise ConfigError("ante", f"must be a whole number >= 0, got {self.ante!r}")
+        if not isinstance(self.ante, int) or self.ante < 0 or self.ante > MAX_CHIPS:
+            raise ConfigError(
+                "ante", f"must be a whole number from 0 to {MAX_CHIPS}, got {self.ante!r}"
+            )
         if self.max_draw not in (3, 4, 5):
             raise ConfigError("max_draw", f"must be 3, 4 or 5 (R15), got {self.max_draw!r}")
         if self.max_bets_per_round < 2:

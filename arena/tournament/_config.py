@@ -61,6 +61,9 @@ class Format(StrEnum):
     LADDER = "ladder"
 
 
+MAX_MATCHES = 1_000_000
+"""The most matches one tournament file may schedule (the schedule is stored up front)."""
+
 HEADS_UP_FORMATS = frozenset({Format.ROUND_ROBIN, Format.GAUNTLET, Format.LADDER})
 
 
@@ -307,6 +310,16 @@ def _check_field(config: TournamentConfig, bots_key: str) -> None:
             src,
             "tournament.table_size",
             f"{config.table_size} seats but only {len(names)} bots; lower table_size or add bots",
+        )
+    n, c = len(names), len(config.challengers)
+    per_round = {Format.ROUND_ROBIN: n * (n - 1) // 2, Format.RING: n}.get(
+        config.format, c * (n - c)
+    )
+    if per_round * config.rounds > MAX_MATCHES:
+        raise TournamentConfigError(
+            src,
+            "tournament.rounds",
+            f"{per_round * config.rounds} matches is more than {MAX_MATCHES}; use fewer rounds or bots",
         )
     anchor = config.ratings.anchor
     if anchor is not None and config.format is not Format.LADDER and anchor not in names:

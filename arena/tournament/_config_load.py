@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.dealer import OnFaultLimit
-from arena.engine import ConfigError, ForcedBets, GameConfig
+from arena.engine import MAX_CHIPS, ConfigError, ForcedBets, GameConfig
 from arena.policies import BUILT_IN
 from arena.tournament._config import (
     _ADDRESS,
@@ -123,7 +123,14 @@ class _Parser:
         return value
 
     def integer(
-        self, table: Mapping, path: str, key: str, default: int | None, *, minimum: int
+        self,
+        table: Mapping,
+        path: str,
+        key: str,
+        default: int | None,
+        *,
+        minimum: int,
+        maximum: int = MAX_CHIPS,
     ) -> int:
         value = table.get(key, default)
         full = f"{path}.{key}"
@@ -133,6 +140,8 @@ class _Parser:
             raise self.fail(full, f"must be a whole number, got {_type_name(value)} {value!r}")
         if value < minimum:
             raise self.fail(full, f"must be at least {minimum}, got {value}")
+        if value > maximum:
+            raise self.fail(full, f"must be at most {maximum}, got {value}")
         return value
 
     def number(
@@ -209,9 +218,9 @@ class _Parser:
         if len(name) > 200:
             raise self.fail("tournament.name", "must be at most 200 characters")
         fmt = self.choice(tour, t, "format", Format, Format.ROUND_ROBIN)
-        hands = self.integer(tour, t, "hands_per_match", 200, minimum=1)
+        hands = self.integer(tour, t, "hands_per_match", 200, minimum=1, maximum=10_000_000)
         duplicate = self.boolean(tour, t, "duplicate", True)
-        rounds = self.integer(tour, t, "rounds", 1, minimum=1)
+        rounds = self.integer(tour, t, "rounds", 1, minimum=1, maximum=10_000)
         if fmt is Format.RING:
             table_size = self.integer(tour, t, "table_size", 6, minimum=3)
             if table_size > 7:
@@ -231,7 +240,9 @@ class _Parser:
         max_tables = self.integer(tour, t, "max_tables_per_bot", 1, minimum=1)
         seed_drawn = "seed" not in tour
         seed = (
-            secrets.randbits(63) if seed_drawn else self.integer(tour, t, "seed", None, minimum=0)
+            secrets.randbits(63)
+            if seed_drawn
+            else self.integer(tour, t, "seed", None, minimum=0, maximum=(1 << 63) - 1)
         )
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
         database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")

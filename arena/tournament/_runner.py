@@ -20,10 +20,10 @@ import trio
 
 from arena.dealer import BotDriver, BotStartError, MatchResult, open_bot, policy_driver, run_match
 from arena.dealer._records import MatchRecorder, summarize
-from arena.ratings import ChipSprt, EloSystem, pairwise_results
+from arena.ratings import ChipSprt, EloSystem
 from arena.tournament._config import BotEntry, TournamentConfig, TournamentConfigError
 from arena.tournament._formats import ScheduledMatch, build_schedule
-from arena.tournament._standings import game_type_of
+from arena.tournament._standings import game_type_of, match_results
 from arena.tournament._store import AlreadyRecorded, RatingUpdate, Store, seat_results
 
 
@@ -135,6 +135,12 @@ def prepare(
         )
         raise TournamentError(f"tournament {config.name!r} already exists in {store.path}: {hint}")
     config, notes = config.without_unavailable()
+    try:  # fail before anything is stored if the records cannot be written
+        (config.output / config.name).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TournamentError(
+            f"{config.source}: tournament.output: cannot write to {config.output}: {error.strerror}"
+        ) from None
     pool = store.standing_pool(game_type_of(config.game))
     schedule = build_schedule(config, standing_pool=pool)
     for entry in config.bots:
@@ -261,8 +267,13 @@ def _record(
     seats = seat_results(result, duplicate_block=block)
     before = store.current_ratings("elo", game_type)
     chips = {name: result.chips_won[i] for i, name in enumerate(result.names)}
+    absent = set()
+    if result.reason != "completed":
+        absent = {
+            name for i, name in enumerate(result.names) if result.sat_out[i] or result.forfeited[i]
+        }
     after = elo.update(
-        {name: before.get(name, elo.start) for name in chips}, pairwise_results(chips)
+        {name: before.get(name, elo.start) for name in chips}, match_results(chips, absent)
     )
     updates = [
         RatingUpdate(name, "elo", game_type, before.get(name, elo.start), after[name])

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from arena.engine import ForcedBets, GameConfig, JokerMode, Opening
 from arena.ratings import (
     MatchChips,
+    PairResult,
     Rating,
     bot_win_rates,
     chip_los_matrix,
@@ -26,6 +27,32 @@ from arena.ratings import (
 )
 from arena.stats import WinRate
 from arena.tournament._store import MatchRow, Store
+
+
+def absent_losses(bots: list[str], absent: set[str]) -> list[PairResult]:
+    """A bot that was not there at the end of a cut-short match lost to everyone who was.
+
+    Without this a bot that never answers would score draws (0 chips each) and rank
+    above bots that played and lost. Absent bots draw with each other. Weights as in
+    :func:`arena.ratings.pairwise_results`: the table counts as one game per bot.
+    """
+    if not absent or len(bots) < 2:
+        return []
+    weight = 1.0 / (len(bots) - 1)
+    results = []
+    for i, a in enumerate(bots):
+        for b in bots[i + 1 :]:
+            if a in absent or b in absent:
+                score = 0.5 if (a in absent) == (b in absent) else (0.0 if a in absent else 1.0)
+                results.append(PairResult(a, b, score, weight))
+    return results
+
+
+def match_results(chips: dict[str, int], absent: set[str]) -> list[PairResult]:
+    """One match as pairwise results for Elo: by chips among those present, losses for the absent."""
+    present = {bot: value for bot, value in chips.items() if bot not in absent}
+    results = pairwise_results(present) if len(present) > 1 else []
+    return results + absent_losses(list(chips), absent)
 
 
 def game_type_of(config: GameConfig) -> str:
@@ -86,6 +113,9 @@ def standings_from_rows(
             )
         if not units:
             results.extend(pairwise_results({seat.bot: seat.chips for seat in row.seats}))
+        if row.reason != "completed":
+            gone = {seat.bot for seat in row.seats if seat.sat_out or seat.forfeited}
+            results.extend(absent_losses([seat.bot for seat in row.seats], gone))
         chips.append(
             MatchChips(
                 bot_chips={seat.bot: list(seat.unit_chips) for seat in row.seats},

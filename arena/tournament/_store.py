@@ -127,7 +127,10 @@ class Store:
         """
         name = str(path)
         if name != ":memory:":
-            Path(name).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(name).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"{name}: cannot create its folder: {error.strerror}") from None
         try:
             connection = sqlite3.connect(
                 name, isolation_level=None, check_same_thread=False, timeout=cls.BUSY_TIMEOUT

@@ -109,13 +109,20 @@ def test_match_duplicate_reports_per_pair_interval(tmp_path: Path) -> None:
         (["match", "builtin:random", "builtin:random", "--max-draw", "9"], "max-draw"),
         (["match", "builtin:random", "builtin:random", "--big-blind", "0"], "big_blind"),
         (["match", "builtin:random", "/no/such/bot --flag"], "did not start"),
+        (["match", "builtin:random", "builtin:random", "--timeout", "-1"], "--timeout"),
+        (["match", "builtin:random", "builtin:random", "--timeout", "nan"], "--timeout"),
+        (["match", "builtin:random", "builtin:random", "--time-bank", "inf"], "--time-bank"),
+        (["match", "builtin:random", "builtin:random", "--stack", str(2**63)], "--stack"),
+        (
+            ["match", "builtin:random", "builtin:random", "--out", "/proc/no/such"],
+            "cannot write the match records",
+        ),
     ],
 )
 def test_match_bad_input_is_a_clear_error(args: list[str], message: str, tmp_path: Path) -> None:
     """Broken settings and unknown bot commands name the problem without a traceback."""
-    result = CliRunner().invoke(
-        cli, [*args, "--out", str(tmp_path)] if args[0] == "match" and len(args) > 2 else args
-    )
+    wants_out = args[0] == "match" and len(args) > 2 and "--out" not in args
+    result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path)] if wants_out else args)
     assert result.exit_code != 0
     assert message in result.output
     assert "Traceback" not in result.output

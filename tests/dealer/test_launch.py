@@ -227,3 +227,25 @@ class TestRunning:
         assert result.hands_played == 10
         assert result.faults == []
         assert sum(result.chips_won) == 0
+
+
+@pytest.mark.trio
+async def test_tables_finding_a_dead_bot_at_once_restart_it_once(bot_command, tmp_path):
+    """Several connects racing after a crash start one new process, not one each (no orphans)."""
+    async with open_bot(
+        "racer", command=bot_command("calling.py"), log_dir=tmp_path, max_restarts=3
+    ) as bot:
+        bot.process.kill()
+        await bot.process.wait()
+        connections = []
+
+        async def connect():
+            connections.append(await bot.connect())
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(4):
+                nursery.start_soon(connect)
+        assert 4 == len(connections)
+        assert 1 == bot.restarts
+        for connection in connections:
+            await connection.aclose()

@@ -330,3 +330,42 @@ async def test_stop_when_ends_a_duplicate_match_at_a_block_boundary() -> None:
     assert 0 == result.hands_played % 2
     assert "accept_h1" == sprt.status
     assert _conserved(result)
+
+
+@pytest.mark.trio
+async def test_r25_reconnecting_does_not_reset_the_fault_count() -> None:
+    """A bot that breaks its stream at every decision reaches the fault limit and stays out."""
+
+    def always_crash(request):
+        raise RuntimeError("boom")
+
+    settings = MatchSettings(config=GameConfig(), hands=40, seed=2, fault_limit=3)
+    bots = [
+        LocalBot(ScriptedBot(always_crash, "breaker")),
+        LocalBot(PolicyBot(RuleBased())),
+        LocalBot(PolicyBot(CallingStation())),
+    ]
+    result = await run_match(bots, settings)
+    mine = [f for f in result.faults if f.seat == 0]
+    assert 1 == sum(f.reason == "SAT_OUT" for f in mine)
+    assert 3 == sum(f.reason == "DISCONNECTED" and bool(f.decision_id) for f in mine)
+    assert result.sat_out[0]
+    assert 40 == result.hands_played
+    assert _conserved(result)
+
+
+@pytest.mark.trio
+async def test_the_name_given_to_a_seat_stands_over_the_bots_hello() -> None:
+    """A bot cannot rename itself (or pass for another) through its Hello; the Hello is kept apart."""
+    impostor = ScriptedBot(
+        lambda r: pb.Action(
+            decision_id=r.decision_id, kind=pb.CALL if r.phase != pb.DRAW else pb.DISCARD
+        ),
+        "random",
+    )
+    result = await run_match(
+        [LocalBot(impostor, name="mine"), LocalBot(PolicyBot(RandomPolicy()))],
+        MatchSettings(config=GameConfig(), hands=4, seed=1),
+    )
+    assert ["mine", "random"] == result.names
+    assert "random" == result.hellos[0]["name"]

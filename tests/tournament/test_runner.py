@@ -247,6 +247,11 @@ def test_resume_after_kill_9_loses_no_match_and_counts_none_twice(tmp_path: Path
     assert all(after_rows[key] == before_rows[key] for key in before_rows), (
         "recorded matches must not change"
     )
+    for key in keys:  # each match folder holds one whole match, replayable
+        replay = CliRunner().invoke(
+            cli, ["replay", str(tmp_path / "runs" / "killed" / key / "hands.phhs")]
+        )
+        assert 0 == replay.exit_code, replay.output
 
 
 def test_early_stop_ends_a_lopsided_heads_up_match_before_its_hands(tmp_path: Path) -> None:
@@ -260,3 +265,18 @@ def test_early_stop_ends_a_lopsided_heads_up_match_before_its_hands(tmp_path: Pa
     assert lopsided.hands_played < 2000
     assert "stopped early" == lopsided.reason
     assert 0 == lopsided.hands_played % 2  # whole duplicate blocks
+
+
+def test_a_bot_that_never_plays_ranks_below_bots_that_do(tmp_path: Path) -> None:
+    """A bot that is healthy but never says Hello loses its matches instead of drawing them."""
+    mute = Path(__file__).resolve().parents[1] / "dealer" / "bots" / "mute.py"
+    extra = f'\n[[bots]]\nname = "mute"\ncommand = "{sys.executable} {mute}"\n'
+    path = write_tournament(tmp_path, "mute", extra_bots=extra, hands=10)
+    path.write_text(path.read_text() + "\n[timeouts]\nhello = 0.5\n")
+    config = load_tournament(path)
+    with Store.open(config.database) as store:
+        trio.run(lambda: run_tournament(config, store))
+        standings = compute_standings(store, "fixed_limit", anchor="random", anchor_rating=1000)
+        live = store.current_ratings("elo", "fixed_limit")
+    assert "mute" == standings.rows[-1].bot
+    assert live["mute"] < 1500 - 10
