@@ -69,40 +69,36 @@ def standings_table(standings: Standings, title: str, *, live_elo: bool = False)
     return table
 
 
-def pairs_table(standings: Standings) -> RichTable:
-    """Head to head: each pair's mbb/hand with its 95% interval (duplicate blocks as units)."""
-    table = RichTable(title="head to head: row bot's mbb/hand against column bot (95% CI)")
+def _matrix(standings: Standings, title: str, cell: Callable[[str, str], str | None]) -> RichTable:
+    """A bot-by-bot table, row bot against column bot, best first."""
     bots = [row.bot for row in standings.rows]
+    table = RichTable(title=title)
     table.add_column("")
     for bot in bots:
         table.add_column(bot, justify="right")
     for a in bots:
-        cells = []
-        for b in bots:
-            rate = standings.pairs.get((a, b))
-            cells.append(
-                ""
-                if a == b or rate is None
-                else _interval(rate.mbb_per_hand, rate.ci95, signed=True)
-            )
-        table.add_row(a, *cells)
+        table.add_row(a, *(("" if a == b else cell(a, b) or "") for b in bots))
     return table
+
+
+def pairs_table(standings: Standings) -> RichTable:
+    """Head to head: each pair's mbb/hand with its 95% interval (duplicate blocks as units)."""
+
+    def cell(a: str, b: str) -> str | None:
+        rate = standings.pairs.get((a, b))
+        return None if rate is None else _interval(rate.mbb_per_hand, rate.ci95, signed=True)
+
+    return _matrix(standings, "head to head: row bot's mbb/hand against column bot (95% CI)", cell)
 
 
 def los_table(standings: Standings) -> RichTable:
     """Likelihood of superiority from chip results, row bot over column bot."""
-    bots = [row.bot for row in standings.rows]
-    table = RichTable(title="likelihood of superiority (chips): row beats column")
-    table.add_column("")
-    for bot in bots:
-        table.add_column(bot, justify="right")
-    for a in bots:
-        cells = []
-        for b in bots:
-            value = standings.los.get((a, b))
-            cells.append("" if a == b or value is None else f"{value:.2f}")
-        table.add_row(a, *cells)
-    return table
+
+    def cell(a: str, b: str) -> str | None:
+        value = standings.los.get((a, b))
+        return None if value is None else f"{value:.2f}"
+
+    return _matrix(standings, "likelihood of superiority (chips): row beats column", cell)
 
 
 def _plugin_manager(no_plugins: bool):
