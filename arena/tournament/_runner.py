@@ -171,14 +171,13 @@ async def run_tournament(
     game_type = game_type_of(config.game)
     elo = EloSystem(k=config.ratings.k, start=config.ratings.start)
     record_lock = trio.Lock()
-    tables = trio.CapacityLimiter(config.concurrency)
     needed = sorted({name for match in pending for name in match.seats})
     async with contextlib.AsyncExitStack() as stack:
         drivers = await _open_bots(config, needed, stack, open_driver)
         per_bot = {name: trio.CapacityLimiter(config.max_tables_per_bot) for name in needed}
 
         async def play(match: Any) -> None:
-            async with tables, contextlib.AsyncExitStack() as held:
+            async with contextlib.AsyncExitStack() as held:
                 for name in sorted(set(match.seats)):  # one global order: no deadlock
                     await held.enter_async_context(per_bot[name])
                 result, block = await _play_one(config, match, drivers, hooks)
@@ -193,9 +192,15 @@ async def run_tournament(
                 if on_progress is not None:
                     on_progress(progress)
 
-        async with trio.open_nursery() as nursery:
-            for match in pending:
-                nursery.start_soon(play, match)
+        queue = iter(pending)  # shared by the workers: each match is taken exactly once
+
+        async def worker() -> None:
+            for match in queue:
+                await play(match)
+
+        async with trio.open_nursery() as nursery:  # `concurrency` tables at once, no more tasks
+            for _ in range(min(config.concurrency, len(pending))):
+                nursery.start_soon(worker)
     store.finish_tournament(tournament_id)
     return progress
 

@@ -280,3 +280,53 @@ def test_a_bot_that_never_plays_ranks_below_bots_that_do(tmp_path: Path) -> None
         live = store.current_ratings("elo", "fixed_limit")
     assert "mute" == standings.rows[-1].bot
     assert live["mute"] < 1500 - 10
+
+
+def test_tables_at_once_and_per_bot_limits_are_respected(tmp_path: Path) -> None:
+    """At most `concurrency` tables play at once, and a bot sits at most `max_tables_per_bot`."""
+    import contextlib
+
+    from arena.dealer import policy_driver
+
+    extra = "".join(f'\n[[bots]]\nname = "extra-{i}"\nbuiltin = "random"\n' for i in range(3))
+    path = write_tournament(
+        tmp_path, "limits", extra_bots=extra, hands=6, more="max_tables_per_bot = 1"
+    )
+    path.write_text(path.read_text().replace("concurrency = 2", "concurrency = 3"))
+    config = load_tournament(path)
+    open_streams: dict[str, int] = {}
+    peaks = {"streams": 0, "per_bot": 0}
+
+    class Counting:
+        """A driver that counts its open streams (one per table it sits at)."""
+
+        def __init__(self, inner):
+            self.inner = inner
+            self.name = inner.name
+
+        async def connect(self):
+            connection = await self.inner.connect()
+            open_streams[self.name] = open_streams.get(self.name, 0) + 1
+            peaks["streams"] = max(peaks["streams"], sum(open_streams.values()))
+            peaks["per_bot"] = max(peaks["per_bot"], open_streams[self.name])
+            close = connection.aclose
+
+            async def aclose():
+                open_streams[self.name] -= 1
+                await close()
+
+            connection.aclose = aclose
+            return connection
+
+        async def aclose(self):
+            await self.inner.aclose()
+
+    @contextlib.asynccontextmanager
+    async def opener(entry):
+        yield Counting(policy_driver(entry.name, entry.target, 1))
+
+    with Store.open(config.database) as store:
+        progress = trio.run(lambda: run_tournament(config, store, open_driver=opener))
+    assert 15 == progress.done  # 6 bots, every pair
+    assert 4 <= peaks["streams"] <= 6  # 2 to 3 heads-up tables at once
+    assert 1 == peaks["per_bot"]
