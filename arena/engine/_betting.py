@@ -122,8 +122,7 @@ class _BettingRounds:
         if current == 0 and config.opening is Opening.JACKS_OR_BETTER and self.opener is None:
             if not qualifies_jacks_or_better(self.holes[seat], self._joker):
                 return 0, 0
-        structure = config.structure
-        if structure is _FIXED:
+        if self._fixed:
             if self._bets_made >= config.max_bets_per_round and not (
                 config.uncapped_heads_up and self._live == 2
             ):
@@ -133,7 +132,7 @@ class _BettingRounds:
             target = target if target < all_in_to else all_in_to
             return target, target
         low = current + max(self._min_increment, config.big_blind)  # type: ignore[type-var]
-        if structure is _POT:
+        if config.structure is _POT:
             high = current + self.pot_total + (current - bet)
         else:
             high = all_in_to

@@ -22,7 +22,7 @@ SUIT_CHARS = "cdhs"
 RANK_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 JOKER_VALUE = 1 << 29
 JOKER_TEXT = "Jk"
-_RANK_NAMES = (
+RANK_NAMES = (
     "Two", "Three", "Four", "Five", "Six", "Seven", "Eight",
     "Nine", "Ten", "Jack", "Queen", "King", "Ace",
 )  # fmt: skip
@@ -67,7 +67,7 @@ class Card(int):
         """Readable name, e.g. ``Ace of spades``."""
         if self == JOKER_VALUE:
             return "Joker"
-        return f"{_RANK_NAMES[self.rank]} of {_SUIT_NAMES[self.suit]}"
+        return f"{RANK_NAMES[self.rank]} of {_SUIT_NAMES[self.suit]}"
 
     def __str__(self) -> str:
         return _TEXT[self]

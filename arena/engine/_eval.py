@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
 
-from arena.engine._cards import JOKER_VALUE, RANK_PRIMES
+from arena.engine._cards import JOKER_VALUE, RANK_NAMES, RANK_PRIMES
 
 __all__ = [
     "FIVE_OF_A_KIND_BASE",
@@ -263,10 +263,7 @@ def category(rank: int) -> HandCategory:
     return _CATEGORIES[rank]
 
 
-_NAMES = (
-    "Two", "Three", "Four", "Five", "Six", "Seven", "Eight",
-    "Nine", "Ten", "Jack", "Queen", "King", "Ace",
-)  # fmt: skip
+_NAMES = RANK_NAMES
 _PLURALS = tuple("Sixes" if name == "Six" else name + "s" for name in _NAMES)
 _DESCRIPTIONS: list[str] = []
 
