@@ -187,7 +187,7 @@ def play_tournament(
             anchor=config.ratings.anchor,
             anchor_rating=config.ratings.anchor_rating,
         )
-        pm.hook.arena_tournament_finished(name=config.name, standings=overall)
+        pm.hook.arena_tournament_finished(name=config.name, standings=list(overall.rows))
         console.print(
             f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database}"
         )

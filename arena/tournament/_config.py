@@ -80,19 +80,25 @@ class BotEntry:
     builtin: str | None = None
     command: str | None = None
     address: str | None = None
+    plugin: str | None = None
+    plugin_target: str | None = None
     requires: str | None = None
     workdir: Path | None = None
 
     @property
     def kind(self) -> str:
-        """``"builtin"``, ``"command"`` or ``"address"``, as :class:`arena.cli` spells it."""
+        """``"builtin"``, ``"command"``, ``"address"``, or a driver plugin's own kind."""
+        if self.plugin is not None:
+            return self.plugin
         if self.builtin is not None:
             return "builtin"
         return "command" if self.command is not None else "address"
 
     @property
     def target(self) -> str:
-        """The policy name, the command line or the address."""
+        """The policy name, the command line, the address, or what the plugin is given."""
+        if self.plugin is not None:
+            return self.plugin_target or ""
         return self.builtin or self.command or self.address or ""
 
     @property

@@ -77,7 +77,7 @@ _GAME_INT = ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "max_dr
 _GAME_INT += ("max_bets_per_round",)
 _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
-_BOT_KEYS = ("name", "builtin", "command", "address", "requires", "workdir")
+_BOT_KEYS = ("name", "builtin", "command", "address", "plugin", "target", "requires", "workdir")
 
 
 def _type_name(value: object) -> str:
@@ -392,14 +392,40 @@ class _Parser:
                     f"{name!r} is already the name of bots[{seen[name]}]; names must be unique",
                 )
             seen[name] = i
-            kinds = [k for k in ("builtin", "command", "address") if k in entry]
+            kinds = [k for k in ("builtin", "command", "address", "plugin") if k in entry]
             if len(kinds) != 1:
                 given = " and ".join(kinds) if kinds else "none"
                 raise self.fail(
                     p if not kinds else f"{p}.{kinds[1]}",
-                    f"bot {name!r} needs exactly one of builtin, command or address (got {given})",
+                    f"bot {name!r} needs exactly one of builtin, command, address or plugin (got {given})",
                 )
             kind = kinds[0]
+            if "target" in entry and kind != "plugin":
+                raise self.fail(
+                    f"{p}.target", f"only used by plugin bots; bot {name!r} is a {kind} bot"
+                )
+            if kind == "plugin":
+                plugin_kind = self.string(entry, p, "plugin")
+                if (
+                    not plugin_kind
+                    or not plugin_kind[0].isalpha()
+                    or not plugin_kind.replace("-", "").replace("_", "").replace(".", "").isalnum()
+                ):
+                    raise self.fail(
+                        f"{p}.plugin",
+                        f"{plugin_kind!r} is not a driver kind (letters, digits, - _ .)",
+                    )
+                if plugin_kind in ("builtin", "command", "address"):
+                    raise self.fail(f"{p}.plugin", f"use {plugin_kind} = ... for the built-in kind")
+                bots.append(
+                    BotEntry(
+                        name=name,
+                        plugin=plugin_kind,
+                        plugin_target=self.string(entry, p, "target"),
+                        requires=self.string(entry, p, "requires"),
+                    )
+                )
+                continue
             target = self.string(entry, p, kind)
             assert target is not None
             if kind == "builtin" and target not in BUILT_IN:

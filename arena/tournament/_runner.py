@@ -62,6 +62,8 @@ async def default_driver(entry: BotEntry, *, config: TournamentConfig) -> AsyncI
     if entry.kind == "builtin":
         yield policy_driver(entry.name, entry.target, config.seed)
         return
+    if entry.kind not in ("command", "address"):
+        raise BotStartError(f"{entry.name}: bots of kind {entry.kind!r} need their driver plugin")
     if entry.kind == "command":
         where: dict[str, Any] = {
             "command": entry.argv,
@@ -83,10 +85,10 @@ async def _open_bots(
     drivers: dict[str, BotDriver] = {}
     for name in names:
         entry = config.bot(name)
-        manager = opener(entry) if opener is not None else default_driver(entry, config=config)
         try:
+            manager = opener(entry) if opener is not None else default_driver(entry, config=config)
             drivers[name] = await stack.enter_async_context(manager)
-        except BotStartError as error:
+        except (BotStartError, LookupError) as error:  # LookupError: no driver for its kind
             raise TournamentError(f"bot {name!r} did not start: {error}") from None
     return drivers
 

@@ -418,3 +418,27 @@ def test_a_plugin_kind_is_usable_from_arena_match(example_site: Path, tmp_path: 
     )
     assert 1 == unknown.exit_code
     assert "no plugin drives bots of kind 'nosuchkind'" in unknown.output
+
+
+def test_a_plugin_kind_plays_in_a_tournament_file(example_site: Path, tmp_path: Path) -> None:
+    """`plugin = "example"` in a [[bots]] entry reaches the example plugin's driver."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+    from arena.cli._app import _register
+
+    _register()
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "p"\nhands_per_match = 4\noutput = "runs"\ndatabase = "a.db"\n'
+        '[[bots]]\nname = "ex"\nplugin = "example"\n'
+        '[[bots]]\nname = "r"\nbuiltin = "random"\n'
+    )
+    result = CliRunner().invoke(cli, ["tournament", "run", str(path)])
+    assert 0 == result.exit_code, result.output
+    assert "1/1 matches" in result.output
+    without = tmp_path / "u.toml"
+    without.write_text(path.read_text().replace('name = "p"', 'name = "q"'))
+    refused = CliRunner().invoke(cli, ["tournament", "run", str(without), "--no-plugins"])
+    assert 1 == refused.exit_code
+    assert "no plugin drives bots of kind 'example'" in refused.output

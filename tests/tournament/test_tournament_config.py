@@ -170,12 +170,12 @@ class TestErrors:
             (
                 minimal(bots='[[bots]]\nname = "a"\nbuiltin = "random"\ncommand = "x"\n' + BOTS),
                 "bots[0].command",
-                "exactly one of builtin, command or address",
+                "exactly one of builtin, command, address or plugin",
             ),
             (
                 minimal(bots='[[bots]]\nname = "a"\n' + BOTS),
                 "bots[0]",
-                "exactly one of builtin, command or address (got none)",
+                "exactly one of builtin, command, address or plugin (got none)",
             ),
             (
                 minimal(bots=BOTS + '[[bots]]\nname = "x"\nbuiltin = "genius"\n'),
