@@ -12,9 +12,10 @@ from arena.engine._config import ForcedBets
 from arena.engine._errors import EngineInvariantError, IllegalActionError, Reason
 from arena.engine._phase import Phase
 from arena.engine._records import (
+    DRAW_STARTED,
+    POSTDRAW_STARTED,
     CardsDrawn,
     Event,
-    RoundStarted,
     StubReshuffled,
 )
 
@@ -76,7 +77,7 @@ class _Draw:
         folded = self.folded
         self._draw_order = [seat for seat in self._clockwise if not folded[seat]]
         self._draw_pos = 0
-        self.events.append(RoundStarted("draw"))
+        self.events.append(DRAW_STARTED)
         self.actor = self._draw_order[0]
 
     def _deal_replacements(self, seat: int, count: int) -> list[Card]:
@@ -97,7 +98,7 @@ class _Draw:
     def _start_postdraw(self) -> None:
         self.phase = Phase.POSTDRAW_BETTING
         self._street = 2
-        self.events.append(RoundStarted("postdraw"))
+        self.events.append(POSTDRAW_STARTED)
         n = self.n
         first = (self.button + 1) % n
         if self.config.forced_bets is ForcedBets.ANTES and self._aggressor_round1 is not None:

@@ -28,6 +28,7 @@ from arena.engine._pots import Pot
 from arena.engine._records import (
     CHECK,
     FOLD,
+    PREDRAW_STARTED,
     STAND_PAT,
     Action,
     AntePosted,
@@ -40,7 +41,6 @@ from arena.engine._records import (
     Event,
     Fold,
     HoleCardsDealt,
-    RoundStarted,
 )
 from arena.engine._showdown import _Showdown
 
@@ -389,7 +389,7 @@ class Hand(_BettingRounds, _Draw, _Showdown):
             self._bets_made = 1
             first_actor = (blinds.big_blind_seat + 1) % n
         self._deal()
-        self.events.append(RoundStarted("predraw"))
+        self.events.append(PREDRAW_STARTED)
         self._start_round(first_actor)
 
     def _deal(self) -> None:

@@ -186,6 +186,11 @@ class RoundStarted(NamedTuple):
     street: str
 
 
+PREDRAW_STARTED = RoundStarted("predraw")
+DRAW_STARTED = RoundStarted("draw")
+POSTDRAW_STARTED = RoundStarted("postdraw")
+
+
 Event = (
     AntePosted
     | BlindPosted
@@ -210,7 +215,10 @@ PRIVATE_EVENTS = (HoleCardsDealt, CardsDrawn)
 __all__ = [
     "CALL",
     "CHECK",
+    "DRAW_STARTED",
     "FOLD",
+    "POSTDRAW_STARTED",
+    "PREDRAW_STARTED",
     "PRIVATE_EVENTS",
     "STAND_PAT",
     "Action",
