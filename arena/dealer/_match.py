@@ -204,10 +204,10 @@ class _MatchRunner:
         if not detail:
             detail = f"no hello within {self.settings.hello_timeout:g} s"
         self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
-        self._sit_out(seat, broken=True)
+        self._sit_out(seat)
         return False
 
-    def _sit_out(self, seat: _Seat, *, broken: bool = False) -> None:
+    def _sit_out(self, seat: _Seat) -> None:
         """R25: out for now (a broken seat may reconnect), or out for good on forfeit.
 
         Under ``forfeit`` a crash or disconnect forfeits too (R25 treats them alike).
@@ -234,7 +234,7 @@ class _MatchRunner:
             await connection.aclose()
         if record:
             self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
-        self._sit_out(seat, broken=True)
+        self._sit_out(seat)
 
     async def _maybe_reconnect(self, hand_number: int) -> None:
         if not self.settings.reconnect:
@@ -284,6 +284,11 @@ class _MatchRunner:
     ) -> None:
         """Get one action from ``seat`` for ``hand`` and apply it, or apply the default."""
         s = self.settings
+        connection = seat.connection
+        if connection is None:
+            # broken earlier in this hand: the fault is on record already; play the default
+            hand.apply(hand.default_action())
+            return
         self._decisions += 1
         decision_id = f"{hand_number}.{self._decisions}"
         view = hand.view(hand.actor, history=False)  # type: ignore[arg-type]
@@ -300,40 +305,34 @@ class _MatchRunner:
             history=self._history.update(hand.events),
         )
         reason, detail = None, ""
-        connection = seat.connection
-        if connection is None:
-            # broken earlier in this hand: the fault is on record already; play the default
-            hand.apply(hand.default_action())
-            return
-        else:
-            allowed = s.action_timeout + seat.bank
-            start = trio.current_time()
-            reply: pb.Action | None = None
-            with trio.move_on_after(allowed):
-                try:
-                    await connection.send(pb.DealerMessage(decision=request))
-                    reply = await self._receive_action(connection, seat)
-                except SeatBrokenError as error:
-                    await self._break(seat, hand_number, "", record=False)
-                    reason, detail = pb.DISCONNECTED, f"stream broke: {error}"
-                except MessageFault as fault:
-                    reason, detail = fault.reason, fault.detail
-            elapsed = trio.current_time() - start
-            if elapsed > s.action_timeout:
-                seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
-            if reply is None and reason is None:
-                seat.stale.add(decision_id)
-                reason = pb.TIMEOUT
-                detail = f"no action within {allowed * 1000:.0f} ms"
-            if reply is not None:
-                try:
-                    action = action_from_message(reply, decision_id)
-                    hand.apply(action)
-                    return
-                except MessageFault as fault:
-                    reason, detail = fault.reason, fault.detail
-                except IllegalActionError as error:
-                    reason, detail = pb.ILLEGAL_ACTION, f"{error.reason}: {error}"
+        allowed = s.action_timeout + seat.bank
+        start = trio.current_time()
+        reply: pb.Action | None = None
+        with trio.move_on_after(allowed):
+            try:
+                await connection.send(pb.DealerMessage(decision=request))
+                reply = await self._receive_action(connection, seat)
+            except SeatBrokenError as error:
+                await self._break(seat, hand_number, "", record=False)
+                reason, detail = pb.DISCONNECTED, f"stream broke: {error}"
+            except MessageFault as fault:
+                reason, detail = fault.reason, fault.detail
+        elapsed = trio.current_time() - start
+        if elapsed > s.action_timeout:
+            seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
+        if reply is None and reason is None:
+            seat.stale.add(decision_id)
+            reason = pb.TIMEOUT
+            detail = f"no action within {allowed * 1000:.0f} ms"
+        if reply is not None:
+            try:
+                action = action_from_message(reply, decision_id)
+                hand.apply(action)
+                return
+            except MessageFault as fault:
+                reason, detail = fault.reason, fault.detail
+            except IllegalActionError as error:
+                reason, detail = pb.ILLEGAL_ACTION, f"{error.reason}: {error}"
         default = hand.default_action()
         hand.apply(default)
         applied = action_to_message(default, decision_id)

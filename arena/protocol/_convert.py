@@ -166,17 +166,9 @@ def public_event(event: object, seat_map: Sequence[int] | None = None) -> pb.Pub
         return pb.PublicEvent(kind=pb.FOLDED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
     if kind is Checked:
         return pb.PublicEvent(kind=pb.CHECKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
-    if kind is Called:
+    if kind is Called or kind is BetOrRaised:
         return pb.PublicEvent(
-            kind=pb.CALLED,
-            seat=seat_of(event.seat),  # type: ignore[attr-defined]
-            amount=event.amount,  # type: ignore[attr-defined]
-            to=event.to,  # type: ignore[attr-defined]
-            all_in=event.all_in,  # type: ignore[attr-defined]
-        )
-    if kind is BetOrRaised:
-        return pb.PublicEvent(
-            kind=pb.BET_RAISED,
+            kind=pb.CALLED if kind is Called else pb.BET_RAISED,
             seat=seat_of(event.seat),  # type: ignore[attr-defined]
             amount=event.amount,  # type: ignore[attr-defined]
             to=event.to,  # type: ignore[attr-defined]
