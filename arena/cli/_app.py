@@ -13,6 +13,7 @@ _COMMAND_MODULES = (
     "arena.cli._check",
     "arena.cli._demo",
     "arena.cli._match",
+    "arena.cli._ratings",
     "arena.cli._replay",
     "arena.cli._tournament",
 )

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from arena.cli._tournament import demo_config, play_tournament, standings_table
+from arena.cli._ratings import standings_table
+from arena.cli._tournament import demo_config, play_tournament
 
 DEMO_FILE = Path("examples_tournaments/demo.toml")
 
