@@ -111,6 +111,7 @@ class Hand(_BettingRounds, _Draw, _Showdown):
         "_bets_made",
         "_clockwise",
         "_current_bet",
+        "_dead_posted",
         "_draw_order",
         "_draw_pos",
         "_faced",
@@ -188,6 +189,7 @@ class Hand(_BettingRounds, _Draw, _Showdown):
         self.dead = False
         self.opener: int | None = None
         self._opener_hand: tuple[Card, ...] = ()
+        self._dead_posted: list[int] | None = None  # R22 dead posts by seat; None: none
         self._muck: list[tuple[int, Card]] = []
         self._set_aside: list[Card] = []
         self._live = n
@@ -208,6 +210,18 @@ class Hand(_BettingRounds, _Draw, _Showdown):
     @property
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
+
+    def contributions(self) -> tuple[list[int], int]:
+        """(each seat's matched chips, dead money): what the pots are built from (R14, R22).
+
+        ``committed`` counts every chip a seat put in; a dead small blind (R22) and a
+        carried Jackpots pot (R28) are nobody's contribution: they join the main pot.
+        """
+        dead = self._dead_posted
+        if dead is None:
+            return self.committed, self.carried_pot
+        live = [chips - own for chips, own in zip(self.committed, dead, strict=True)]
+        return live, self.carried_pot + sum(dead)
 
     @property
     def pot_total(self) -> int:
@@ -384,6 +398,9 @@ class Hand(_BettingRounds, _Draw, _Showdown):
                 if post.dead:
                     paid = self._post(post.seat, post.dead, live=False)
                     events.append(BlindPosted(post.seat, paid, BlindKind.DEAD_SMALL, dead=True))
+                    if self._dead_posted is None:
+                        self._dead_posted = [0] * n
+                    self._dead_posted[post.seat] += paid  # R22: the pot's, not the seat's
             self._current_bet = config.big_blind  # type: ignore[assignment]
             self._min_increment = config.big_blind  # type: ignore[assignment]
             self._bets_made = 1

@@ -26,7 +26,8 @@ class _Showdown:
         """R18: the last player wins every pot and shows nothing."""
         self._return_uncalled()
         winner = self.folded.index(False)
-        self.pots = build_pots(self.committed, self.folded, self.carried_pot)
+        contributions, dead_money = self.contributions()
+        self.pots = build_pots(contributions, self.folded, dead_money)
         total = sum(pot.amount for pot in self.pots)
         self.events.append(PotAwarded(winner, total, 0))
         self._prove_openers()
@@ -55,12 +56,12 @@ class _Showdown:
             ranks = {seat: evaluate(holes[seat]) for seat in live}
         else:
             ranks = {seat: evaluate(holes[seat], mode) for seat in live}
-        committed = self.committed
+        committed, dead_money = self.contributions()
         level = committed[live[0]]
         if max(committed) == level and all(committed[seat] == level for seat in live):
             pots = [Pot(self.pot_total, tuple(live))]  # no side pots: the common case
         else:
-            pots = build_pots(committed, folded, self.carried_pot)
+            pots = build_pots(committed, folded, dead_money)
         self.pots = pots
         pot_winners: list[list[int]] = []
         for pot in pots:
@@ -124,6 +125,7 @@ class _Showdown:
         if not self.dead:
             self.committed = [0] * self.n
             self.carried_pot = 0
+            self._dead_posted = None
         self.bets = [0] * self.n
         self.actor = None
         self.phase = Phase.OVER

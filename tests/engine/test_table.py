@@ -6,21 +6,26 @@ import random
 from collections import Counter
 
 import pytest
+from stacking import stacked_deck
 
 from arena.engine import (
     CALL,
     FOLD,
+    STAND_PAT,
     BetRaise,
     BlindKind,
+    BlindPlan,
     BlindPosted,
     BustPolicy,
     Deck,
     Discard,
     EngineInvariantError,
+    ForcedPost,
     GameConfig,
     Hand,
     Phase,
     SeatState,
+    Structure,
     Table,
     TableError,
     parse_card,
@@ -356,6 +361,41 @@ def test_r22_missed_big_blind_posts_live_big_and_dead_small() -> None:
     assert hand.committed[index] == 3
     assert table.seat_info(3).markers == ()
     fold_around(hand)
+    table.finish_hand(hand)
+    table.check_invariants()
+
+
+@pytest.mark.parametrize("structure", list(Structure), ids=lambda s: s.value)
+def test_r22_dead_small_blind_is_in_the_pot_for_everyone(structure: Structure) -> None:
+    """A returning MB player's dead small blind joins the main pot: no side pot only the poster can win."""
+    hands = ["2c 3d 4h 5s 7c", "Ac Ad Ah Ks Kd", "2d 3h 4s 6c 8d", "2h 3s 5c 6d 8h"]
+    config = GameConfig(structure=structure, small_blind=1, big_blind=2)
+    plan = BlindPlan(2, 1, (ForcedPost(3, live=2, dead=1),))
+    hand = Hand(config, [100] * 4, 0, stacked_deck(hands, 0), blinds=plan)
+    assert hand.bets == [0, 1, 2, 2]  # the dead chip is nobody's bet
+    while not hand.is_over:
+        hand.apply(CALL if hand.phase is not Phase.DRAW else STAND_PAT)
+    assert [(pot.amount, sorted(pot.eligible)) for pot in hand.pots] == [(9, [0, 1, 2, 3])]
+    assert hand.payoffs == [-2, 7, -2, -3]
+
+
+def test_r22_returning_mb_players_dead_small_blind_goes_to_the_winner() -> None:
+    """Through the Table: everyone checks or calls down; one pot holds every chip, open to all."""
+    table = seated(at=(0, 1, 2, 3, 4), button=0)
+    deal(table)
+    table.sit_out(3)
+    deal(table, 1)
+    table.sit_in(3, post_missed=True)
+    hand = table.start_hand(Deck.shuffled(random.Random(2)))
+    assert table.positions.posts == ((3, 2, 1),)
+    while not hand.is_over:
+        hand.apply(CALL if hand.phase is not Phase.DRAW else STAND_PAT)
+    assert [(pot.amount, sorted(pot.eligible)) for pot in hand.pots] == [(11, [0, 1, 2, 3, 4])]
+    winners = [seat for seat, won in enumerate(hand.payoffs) if won > 0]
+    returning = table.positions.index_of(3)
+    losses = [won for seat, won in enumerate(hand.payoffs) if seat not in winners]
+    assert losses == [-3 if seat == returning else -2 for seat in range(5) if seat not in winners]
+    assert sum(hand.payoffs) == 0
     table.finish_hand(hand)
     table.check_invariants()
 
