@@ -87,7 +87,7 @@ class _BettingRounds:
         added = amount - self.bets[seat]
         stack = self.stacks[seat]
         increment = amount - current
-        full = increment >= self._min_increment
+        full = increment >= self._full_raise()
         if full:
             self._min_increment = increment
             self._bets_made += 1
@@ -114,8 +114,8 @@ class _BettingRounds:
         if all_in_to <= current:
             return 0, 0
         faced = self._faced[seat]
-        if faced is not None and current - faced < self._min_increment:
-            return 0, 0  # R14: a short all-in raise does not reopen the betting
+        if faced is not None and current - faced < self._full_raise():
+            return 0, 0  # R14: a short all-in bet or raise does not reopen the betting
         if not self._other_has_chips(seat):
             return 0, 0
         config = self.config
@@ -141,6 +141,19 @@ class _BettingRounds:
         if low > high:
             low = high
         return low, high
+
+    def _full_raise(self) -> int:
+        """The smallest bet or raise that reopens the betting (R12, R14).
+
+        Fixed limit: the street's bet. Pot and no limit: the largest full bet or raise
+        of the round, at least the big blind, so an all-in bet below the minimum bet is
+        short too (TDA rule 47); short all-ins that add up to it reopen (TDA).
+        """
+        if self._fixed:
+            return self.config.small_bet if self._street == 1 else self.config.big_bet  # type: ignore[return-value]
+        increment = self._min_increment
+        big_blind = self.config.big_blind
+        return increment if increment > big_blind else big_blind  # type: ignore[return-value]
 
     def _verify_raise(self, seat: int, amount: int) -> None:
         if not isinstance(amount, int) or isinstance(amount, bool):

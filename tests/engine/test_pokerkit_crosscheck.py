@@ -21,6 +21,10 @@ test steers around and counts (see :data:`KNOWN_DIFFERENCES`):
   from zero, not from the big blind (its last-raise size starts at 0 and the blind does
   not set it), so an all-in raise over the blind smaller than the big blind reopens
   the betting there; under R14 it does not, and the engine refuses the re-raise.
+* ``short_all_in_bet_reopens``: after the draw, likewise, PokerKit takes an all-in bet
+  below the minimum bet (the big blind; the big bet in fixed limit) as the full bet,
+  so a raise of at least its size reopens the betting for players who had checked;
+  under R14 (TDA rule 47) an under-minimum all-in bet is short and does not.
 * ``odd_chips``: when three or more players tie for a pot and more than one odd chip
   is left, the engine gives one odd chip each to the first winners clockwise from the
   button's left (R19); PokerKit gives them all to the first (read from its
@@ -70,6 +74,7 @@ KNOWN_DIFFERENCES = (
     "raise_nobody_can_call",
     "short_all_in_counts_toward_cap",
     "short_all_in_over_blind_reopens",
+    "short_all_in_bet_reopens",
     "odd_chips",
 )
 
@@ -121,6 +126,11 @@ def _explain_raise_mismatch(hand: Hand, state: pokerkit.State, seat: int) -> str
         and _short_all_in_this_round(hand)
     ):
         return "short_all_in_over_blind_reopens"
+    elif hand.street == 2 and _short_all_in_this_round(hand):
+        config = hand.config
+        full_bet = config.big_bet if config.structure is Structure.FIXED_LIMIT else config.big_blind
+        if state.completion_betting_or_raising_amount < full_bet:  # type: ignore[operator]
+            return "short_all_in_bet_reopens"
     pytest.fail(
         f"raise allowed by {'engine' if engine_can else 'PokerKit'} only: {hand!r} "
         f"pokerkit bets={state.bets} stacks={state.stacks} "

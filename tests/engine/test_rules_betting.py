@@ -328,3 +328,47 @@ def test_r14_short_all_in_raises_adding_up_to_a_full_raise_reopen_betting():
     hand = new_hand(4, stacks=[150, 1000, 200, 1000], **NO_LIMIT)
     play(hand, BetRaise(100), BetRaise(150), CALL, BetRaise(200))
     assert (hand.actor, hand.legal_actions().can_raise) == (3, True)
+
+
+def _short_bet_after_two_checks(structure: Structure) -> Hand:
+    """Four players, the last with 3 chips; after the draw seats 1 and 2 check, seat 3
+    bets all-in 1 (below the minimum bet) and seat 0 calls."""
+    hand = new_hand(4, stacks=[100, 100, 100, 3], structure=structure, small_blind=1, big_blind=2)
+    play(hand, CALL, CALL, CALL, CHECK, None)
+    assert (hand.street, hand.actor) == (2, 1)
+    play(hand, CHECK, CHECK)
+    assert hand.legal_actions().max_raise_to == 1  # seat 3 may bet only its last chip
+    play(hand, BetRaise(1))
+    assert hand.actor == 0
+    assert hand.legal_actions().can_raise  # seat 0 had not acted: raising is open to it
+    play(hand, CALL)
+    return hand
+
+
+@pytest.mark.parametrize("structure", list(Structure), ids=lambda s: s.value)
+def test_r14_short_all_in_bet_does_not_reopen_betting_for_players_who_checked(structure):
+    """An all-in bet below the minimum is no full bet (TDA rule 47): who checked may only call or fold."""
+    hand = _short_bet_after_two_checks(structure)
+    for seat in (1, 2):
+        legal = hand.legal_actions()
+        assert (legal.seat, legal.can_raise, legal.call_amount) == (seat, False, 1)
+        assert reason_of(hand, BetRaise(5)) == Reason.CANNOT_RAISE
+        assert reason_of(hand, BetRaise(3)) == Reason.CANNOT_RAISE
+        play(hand, CALL)
+    assert hand.is_over
+
+
+@pytest.mark.parametrize("structure", list(Structure), ids=lambda s: s.value)
+def test_r14_short_all_in_bets_adding_up_to_a_full_bet_reopen_after_checks(structure):
+    """Two short all-ins after the draw that together make a full bet reopen the betting (TDA);
+    short of a full bet (the big bet in fixed limit) they do not."""
+    big_blind = 2 if structure is Structure.FIXED_LIMIT else 4  # a full bet is 4 after the draw
+    for top, reopens in ((4, True), (3, False)):
+        stacks = [100, 100, big_blind + 1, big_blind + top]
+        blinds = {"small_blind": big_blind // 2, "big_blind": big_blind}
+        hand = new_hand(4, stacks=stacks, structure=structure, **blinds)
+        play(hand, CALL, CALL, CALL, CHECK, None)
+        play(hand, CHECK, BetRaise(1), BetRaise(top))  # seat 2 all-in 1, then seat 3 all-in
+        play(hand, CALL)
+        legal = hand.legal_actions()
+        assert (legal.seat, legal.can_raise, legal.call_amount) == (1, reopens, top), top
