@@ -9,13 +9,19 @@ environment variable ``ARENA_BOT_ADDRESS`` and the placeholders ``{address}`` an
 The child is started with ``trio.lowlevel.open_process`` (``subprocess`` underneath:
 never ``os.fork``, which hangs with gRPC running, and no ``preexec_fn``) in a new
 session, so stopping it (SIGTERM, a grace period, SIGKILL) reaches its whole process
-group, and it is always waited for (no zombies). Its stdout and stderr are copied by
-Trio tasks into log files capped at ``log_limit_bytes`` each.
+group, and it is always waited for (no zombies). The group is signalled even after its
+leader died, so a crashed bot's own children stop with it. Its stdout and stderr are
+copied by Trio tasks into log files capped at ``log_limit_bytes`` each.
+
+A launched bot can tell when the arena is gone, even if it was killed with SIGKILL while
+the bot was still starting: ``ARENA_PARENT_PID`` holds the arena's pid, and the bot's
+stdin is a pipe the arena never writes to, so end-of-file on stdin means the arena died.
+The SDK and the Node example bot stop on either sign.
 
 Resource limits use util-linux ``prlimit`` as a wrapper (``prlimit --as=BYTES
 --cpu=SECONDS -- command...``): ``memory_limit_mb`` caps the address space (a Python
-gRPC bot needs a few hundred MB of it), ``cpu_seconds`` the CPU time (SIGXCPU, then
-SIGKILL). Asking for a limit where ``prlimit`` is missing is an error.
+gRPC bot needs a few hundred MB of it), ``cpu_seconds`` the CPU time (SIGXCPU at that
+many seconds, SIGKILL a second later). Asking for a limit where ``prlimit`` is missing is an error.
 
 A launched bot needs an owner for its process and log tasks: use
 ``async with open_bot(...) as driver``, or call :meth:`LaunchedBot.start` with a
@@ -40,10 +46,15 @@ from typing import Literal
 import trio
 
 from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
-from arena.dealer._seat import BotDriver, SeatBrokenError
+from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
+from arena.protocol import pb
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 """Where a launched bot must listen; equal to ``arena.sdk.ADDRESS_ENV`` (a test checks)."""
+PARENT_PID_ENV = "ARENA_PARENT_PID"
+"""The launching arena's pid: a bot stops once it is gone (equal to the SDK's, a test checks)."""
+EXIT_WAIT = 0.5
+"""Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
 
 Transport = Literal["tcp", "unix"]
 _TAIL_BYTES = 2000
@@ -73,13 +84,28 @@ def limit_command(
     if memory_limit_mb is not None:
         limits.append(f"--as={int(memory_limit_mb) << 20}")
     if cpu_seconds is not None:
-        limits.append(f"--cpu={int(cpu_seconds)}")
+        # soft:hard, so the bot gets SIGXCPU (a clear cause) before the kernel's SIGKILL
+        limits.append(f"--cpu={int(cpu_seconds)}:{int(cpu_seconds) + 1}")
     if not limits:
         return argv
     prlimit = shutil.which("prlimit")
     if prlimit is None:
         raise BotStartError("resource limits need util-linux `prlimit`, which is not on PATH")
     return [prlimit, *limits, "--", *argv]
+
+
+def describe_exit(returncode: int | None) -> str:
+    """How a process ended, for a fault: ``exited with status 3``, ``was killed by signal SIGXCPU``."""
+    if returncode is None:
+        return "is still running"
+    if returncode >= 0:
+        return f"exited with status {returncode}"
+    try:
+        signum = signal.Signals(-returncode)
+    except ValueError:
+        return f"was killed by signal {-returncode}"
+    description = signal.strsignal(signum)
+    return f"was killed by signal {signum.name}" + (f" ({description})" if description else "")
 
 
 def _safe_name(name: str) -> str:
@@ -129,6 +155,37 @@ class _Log:
     def tail_text(self, lines: int = 10) -> str:
         text = self.tail.decode("utf-8", "replace").rstrip()
         return "\n".join(text.splitlines()[-lines:])
+
+
+class _LaunchedConnection:
+    """A launched bot's Play stream: when it breaks, say how the process ended."""
+
+    def __init__(self, bot: LaunchedBot, process: trio.Process, stream: GrpcConnection) -> None:
+        self._bot = bot
+        self._process = process
+        self._stream = stream
+        self._why: SeatBrokenError | None = None
+
+    async def _explain(self, error: SeatBrokenError) -> SeatBrokenError:
+        if self._why is None:
+            exit_text = await self._bot.exit_description(self._process)
+            self._why = type(error)(f"{error}{exit_text}") if exit_text else error
+        return self._why
+
+    async def send(self, message: pb.DealerMessage) -> None:
+        try:
+            await self._stream.send(message)
+        except SeatBrokenError as error:
+            raise await self._explain(error) from None
+
+    async def receive(self) -> pb.BotMessage:
+        try:
+            return await self._stream.receive()
+        except SeatBrokenError as error:
+            raise await self._explain(error) from None
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
 
 
 class LaunchedBot:
@@ -184,6 +241,7 @@ class LaunchedBot:
         self.connect_timeout = connect_timeout
         self.address: str | None = None
         self.process: trio.Process | None = None
+        self._pgid: int | None = None  # the process group, signalled even after its leader died
         self.stdout_log: Path | None = None
         self.stderr_log: Path | None = None
         self._grpc: GrpcBot | None = None
@@ -236,11 +294,16 @@ class LaunchedBot:
             for log in (self.stdout_log, self.stderr_log):
                 if log.exists():
                     log.rename(log.with_suffix(f".{self.restarts}.log"))
-        env = {**os.environ, **self.env, ADDRESS_ENV: self.address}
+        env = {
+            **os.environ,
+            **self.env,
+            ADDRESS_ENV: self.address,
+            PARENT_PID_ENV: str(os.getpid()),
+        }
         try:
             self.process = await trio.lowlevel.open_process(
                 argv,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,  # never written: end-of-file tells the bot the arena died
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.workdir,
@@ -250,6 +313,7 @@ class LaunchedBot:
         except OSError as error:
             self._remove_socket_dir()
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: {error}") from error
+        self._pgid = self.process.pid  # it leads a new session, so its group has its pid
         stdout, stderr = (
             _Log(self.stdout_log, self.log_limit_bytes),
             _Log(self.stderr_log, self.log_limit_bytes),
@@ -288,42 +352,93 @@ class LaunchedBot:
             nursery.cancel_scope.cancel()
         if process.poll() is not None:
             raise BotStartError(
-                f"{self.name}: exited with code {process.returncode} before it was healthy"
+                f"{self.name}: {describe_exit(process.returncode)} before it was healthy"
                 + await self._stderr_tail()
             )
         if unhealthy is not None:
             raise BotStartError(f"{unhealthy}{await self._stderr_tail()}")
 
-    async def _stderr_tail(self) -> str:
+    async def _stderr_tail(self, lines: int = 10) -> str:
         if len(self._logs) < 2:
             return ""
         stderr = self._logs[1]
         if self.process is not None and self.process.poll() is not None:
             with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
                 await stderr.done.wait()
-        tail = stderr.tail_text()
+        tail = stderr.tail_text(lines)
         return f"; stderr ends:\n{tail}" if tail else "; stderr is empty"
 
     # --- BotDriver -------------------------------------------------------------
 
-    async def connect(self) -> GrpcConnection:
-        """A Play stream; :class:`SeatBrokenError` at once if the process has exited."""
+    async def connect(self) -> SeatConnection:
+        """A Play stream, restarting the process first if it died (see ``max_restarts``).
+
+        The process is watched while the bot is dialled: a crashed bot's socket closes a
+        few milliseconds (a big process: much longer) before its process can be reaped,
+        so a dial that begins in between would otherwise wait ``connect_timeout`` on a
+        dead address. If the process exits meanwhile, it is restarted and dialled again.
+        Raises :class:`SeatBrokenError` once it is dead with no restarts left.
+        """
+        while True:
+            await self._restart_if_dead()
+            process, grpc_bot = self.process, self._grpc
+            if process is None or grpc_bot is None:
+                raise SeatBrokenError(f"{self.name}: not running")
+            connection = await self._dial(process, grpc_bot)
+            if connection is not None:
+                return _LaunchedConnection(self, process, connection)
+
+    async def _restart_if_dead(self) -> None:
         if self.process is None or self._grpc is None:
             raise SeatBrokenError(f"{self.name}: not started")
-        if self.process.poll() is not None:
-            async with self._restart_lock:  # several tables may find it dead at once
-                if self.process is None or self.process.poll() is not None:
-                    exited = (
-                        f"{self.name}: the process exited with code "
-                        f"{self.process.returncode if self.process else '?'}"
-                        + await self._stderr_tail()
-                    )
-                    if self._nursery is None or self.restarts >= self.max_restarts:
-                        raise SeatBrokenError(exited)
-                    await self._restart(exited)
-        if self._grpc is None:
-            raise SeatBrokenError(f"{self.name}: not running")
-        return await self._grpc.connect()
+        if self.process.poll() is None:
+            return
+        async with self._restart_lock:  # several tables may find it dead at once
+            if self.process is None or self.process.poll() is not None:
+                exited = (
+                    f"{self.name}: the process "
+                    f"{describe_exit(self.process.returncode if self.process else None)}"
+                    + await self._stderr_tail()
+                )
+                if self._nursery is None or self.restarts >= self.max_restarts:
+                    raise SeatBrokenError(exited)
+                await self._restart(exited)
+
+    @staticmethod
+    async def _dial(process: trio.Process, grpc_bot: GrpcBot) -> GrpcConnection | None:
+        """``grpc_bot.connect()``, or None if ``process`` exits first."""
+        connected: list[GrpcConnection] = []
+        failed: list[SeatBrokenError] = []
+        async with trio.open_nursery() as nursery:
+
+            async def dial() -> None:
+                try:
+                    connected.append(await grpc_bot.connect())
+                except SeatBrokenError as error:
+                    failed.append(error)
+                nursery.cancel_scope.cancel()
+
+            async def watch_exit() -> None:
+                await process.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch_exit)
+            nursery.start_soon(dial)
+        if connected:
+            return connected[0]  # if it is dying, the stream breaks and says how it ended
+        if process.poll() is not None:
+            return None
+        raise failed[0]
+
+    async def exit_description(self, process: trio.Process, timeout: float = EXIT_WAIT) -> str:
+        """``"; the process exited with status 1; stderr ends: ..."`` once ``process``
+        has ended (waiting up to ``timeout``, shielded), else ``""``."""
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(timeout):
+                await process.wait()
+            if process.poll() is None or process is not self.process:
+                return ""
+            return f"; the process {describe_exit(process.returncode)}" + await self._stderr_tail(3)
 
     async def _restart(self, why: str) -> None:
         """Start the process again after it died (see ``max_restarts``)."""
@@ -349,31 +464,43 @@ class LaunchedBot:
                 await self._grpc.aclose()
             process = self.process
             if process is not None:
-                if process.poll() is None:
-                    self._signal(signal.SIGTERM)
+                if self._signal(signal.SIGTERM):
                     with trio.move_on_after(self.stop_timeout):
                         await process.wait()
-                if process.poll() is None:
-                    self._signal(signal.SIGKILL)
+                        while self._signal(0):  # the rest of the group
+                            await trio.sleep(0.05)
+                if self._signal(signal.SIGKILL):
                     await process.wait()
                 # a grandchild may still hold the pipes open: stop copying after a moment
                 with trio.move_on_after(1.0):
                     for log in self._logs:
                         await log.done.wait()
-                for stream in (process.stdout, process.stderr):
+                for stream in (process.stdin, process.stdout, process.stderr):
                     if stream is not None:
                         await stream.aclose()
             self._remove_socket_dir()
 
-    def _signal(self, signum: int) -> None:
-        """Signal the bot's process group (it leads a new session), else the bot itself."""
+    def _signal(self, signum: int) -> bool:
+        """Signal the bot's process group, even if its leader died (its children may live:
+        ``killpg`` reaches the group while any member does); False if nobody is left.
+
+        Signal 0 only asks whether anyone is left.
+        """
         process = self.process
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signum)
-        except (ProcessLookupError, PermissionError):
-            process.send_signal(signum)
+        leader_alive = process is not None and process.poll() is None
+        if self._pgid is not None:
+            try:
+                os.killpg(self._pgid, signum)
+                return True
+            except ProcessLookupError:
+                pass
+            except PermissionError:  # not ours any more: signal only the leader
+                pass
+        if leader_alive and process is not None:
+            if signum:
+                process.send_signal(signum)
+            return True
+        return False
 
     def _remove_socket_dir(self) -> None:
         if self._socket_dir is not None:

@@ -207,7 +207,7 @@ class TestHostileBots:
         assert {fault.reason for fault in crashed} == {"DISCONNECTED"}
         assert "stream broke" in crashed[0].detail
         # every later hand tries to reconnect and is told the process is gone
-        assert any("exited with code 1" in fault.detail for fault in crashed)
+        assert any("exited with status 1" in fault.detail for fault in crashed)
         assert any("exiting on purpose" in fault.detail for fault in crashed)
         assert result.sat_out[2]
         assert_conserved(result)

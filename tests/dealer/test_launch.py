@@ -19,6 +19,7 @@ from arena.dealer import (
     SeatBrokenError,
     driver_from_spec,
     open_bot,
+    policy_driver,
     run_match,
 )
 from arena.dealer._launch import ADDRESS_ENV, limit_command, parse_command
@@ -64,7 +65,7 @@ class TestCommands:
         if shutil.which("prlimit") is None:
             pytest.skip("prlimit is not installed")
         wrapped = limit_command(["bot", "-x"], memory_limit_mb=512, cpu_seconds=30)
-        assert wrapped[1:] == [f"--as={512 << 20}", "--cpu=30", "--", "bot", "-x"]
+        assert wrapped[1:] == [f"--as={512 << 20}", "--cpu=30:31", "--", "bot", "-x"]
         assert wrapped[0].endswith("prlimit")
 
     def test_limits_without_prlimit_are_an_error(self, monkeypatch):
@@ -91,7 +92,7 @@ class TestCommands:
 class TestStartUp:
     async def test_process_that_exits_first_fails_fast_with_its_stderr(self, bot_command, tmp_path):
         """The error says it exited, with which code, and ends with its stderr."""
-        with pytest.raises(BotStartError, match="exited with code 3") as caught:
+        with pytest.raises(BotStartError, match="exited with status 3") as caught:
             async with open_bot("exits", command=bot_command("exits.py"), log_dir=tmp_path):
                 pytest.fail("the bot should not start")
         assert "missing configuration file" in str(caught.value)
@@ -151,7 +152,7 @@ class TestStartUp:
             await connection.aclose()
         cpu = next(line for line in limits.splitlines() if line.startswith("Max cpu time"))
         memory = next(line for line in limits.splitlines() if line.startswith("Max address space"))
-        assert cpu.split()[3:5] == ["100", "100"]
+        assert cpu.split()[3:5] == ["100", "101"]
         assert memory.split()[3:5] == [str(1024 << 20)] * 2
 
 
@@ -192,7 +193,7 @@ class TestRunning:
         ) as bot:
             bot.process.kill()
             await bot.process.wait()
-            with pytest.raises(SeatBrokenError, match="exited with code -9"):
+            with pytest.raises(SeatBrokenError, match="was killed by signal SIGKILL"):
                 await bot.connect()
 
     async def test_a_dead_bot_is_restarted_on_connect_and_its_old_logs_kept(
@@ -212,7 +213,7 @@ class TestRunning:
             assert (tmp_path / "phoenix.stderr.1.log").exists()
             bot.process.kill()
             await bot.process.wait()
-            with pytest.raises(SeatBrokenError, match="exited with code -9"):
+            with pytest.raises(SeatBrokenError, match="was killed by signal SIGKILL"):
                 await bot.connect()
 
     async def test_a_running_bot_dialled_by_address(self, bot_command, tmp_path):
@@ -249,3 +250,74 @@ async def test_tables_finding_a_dead_bot_at_once_restart_it_once(bot_command, tm
         assert 1 == bot.restarts
         for connection in connections:
             await connection.aclose()
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie (a grandchild is reaped by init, not by us)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _heads_up(hands: int, seed: int = 1) -> MatchSettings:
+    return MatchSettings(config=GameConfig(), hands=hands, seed=seed, action_timeout=5.0)
+
+
+@pytest.mark.trio
+class TestRestartAfterCrash:
+    async def test_a_bot_whose_exit_lags_its_socket_is_restarted(self, bot_command, tmp_path):
+        """The socket closes 1 s before the process exits: the next connect waits for the
+        exit and restarts the bot, instead of dialling the dead address for 5 s (R25)."""
+        marker = tmp_path / "crashed-once"
+        async with open_bot(
+            "linger", command=bot_command("linger.py", str(marker)), log_dir=tmp_path
+        ) as bot:
+            station = policy_driver("station", "calling-station")
+            result = await run_match([bot, station], _heads_up(10))
+        assert marker.exists()
+        assert 1 == bot.restarts
+        assert not [f for f in result.faults if "cannot reach" in f.detail], result.faults
+        assert (10, "completed") == (result.hands_played, result.reason)
+        assert sum(result.chips_won) == 0
+
+    @pytest.mark.parametrize("run", range(4))
+    async def test_crash_bot_is_restarted_every_time(self, bot_command, tmp_path, run):
+        """crash.py dies at its 3rd decision in every run: each crash is found and the bot
+        restarted until max_restarts is spent (the race lost about one run in six)."""
+        async with open_bot("crash", command=bot_command("crash.py"), log_dir=tmp_path) as bot:
+            station = policy_driver("station", "calling-station")
+            result = await run_match([bot, station], _heads_up(10, seed=run))
+        assert not [f for f in result.faults if "cannot reach" in f.detail], result.faults
+        assert 3 == bot.restarts == bot.max_restarts
+        assert sum(result.chips_won) == 0
+
+
+@pytest.mark.trio
+async def test_a_crashed_bots_grandchild_is_stopped(bot_command, tmp_path):
+    """The bot leader dies, its grandchild lives on in its process group: closing the
+    driver signals the whole group, so nothing the bot started outlives the match."""
+    pid_file = tmp_path / "grandchild.pid"
+    async with open_bot(
+        "spawner",
+        command=bot_command("spawner.py", str(pid_file)),
+        log_dir=tmp_path,
+        max_restarts=0,
+        stop_timeout=0.5,
+    ) as bot:
+        result = await run_match([bot, policy_driver("station", "calling-station")], _heads_up(4))
+        grandchild = int(pid_file.read_text())
+        assert bot.process.returncode == 1
+        assert _alive(grandchild), "the grandchild should still run while the driver is open"
+    assert result.hands_played >= 1
+    with trio.move_on_after(10):
+        while _alive(grandchild):
+            await trio.sleep(0.05)
+    if _alive(grandchild):
+        os.kill(grandchild, signal.SIGKILL)
+        pytest.fail("the crashed bot's grandchild outlived the match")
