@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from arena.dealer import (
 )
 from arena.dealer._records import MatchRecorder
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structure
+from arena.tournament import _bounds
 
 
 def builtin_driver(spec: BotSpec, seed: int | None) -> LocalBot:
@@ -83,18 +83,33 @@ class _Seconds(click.ParamType):
 
     def convert(self, value, param, ctx):
         try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not math.isfinite(seconds) or seconds > 86_400 or seconds < 0:
-            self.fail(f"{value!r} is not between 0 and 86400 seconds", param, ctx)
-        if seconds == 0 and not self.allow_zero:
-            self.fail("must be more than 0 seconds", param, ctx)
-        return seconds
+            return _bounds.check_seconds(float(value), allow_zero=self.allow_zero)
+        except (TypeError, ValueError, OverflowError) as error:
+            problem = str(error) if isinstance(error, _bounds.BoundError) else "not a number"
+            self.fail(f"{value!r}: {problem}", param, ctx)
 
 
 SECONDS = _Seconds(allow_zero=False)
 SECONDS_OR_ZERO = _Seconds(allow_zero=True)
+
+
+class _Whole(click.ParamType):
+    """A whole number checked by one of :mod:`arena.tournament._bounds` (the TOML bounds)."""
+
+    name = "integer"
+
+    def __init__(self, check) -> None:
+        self.check = check
+
+    def convert(self, value, param, ctx):
+        try:
+            number = value if isinstance(value, int) else int(str(value), 10)
+        except ValueError:
+            self.fail(f"{value!r} is not a whole number", param, ctx)
+        try:
+            return self.check(number)
+        except _bounds.BoundError as error:
+            self.fail(str(error), param, ctx)
 
 
 def game_options(func):
@@ -149,9 +164,12 @@ def build_config(
 @click.command("match")
 @click.argument("bots", nargs=-1, required=True)
 @game_options
-@click.option("--hands", type=click.IntRange(1, 10_000_000), default=200, show_default=True)
+@click.option("--hands", type=_Whole(_bounds.check_hands), default=200, show_default=True)
 @click.option(
-    "--seed", type=int, default=None, help="Deck seed; default: drawn from the CSPRNG and recorded."
+    "--seed",
+    type=_Whole(_bounds.check_seed),
+    default=None,
+    help="Deck seed, 0 to 2**63-1; default: drawn from the CSPRNG and recorded.",
 )
 @click.option(
     "--duplicate/--no-duplicate",
@@ -176,7 +194,7 @@ def build_config(
 )
 @click.option(
     "--fault-limit",
-    type=int,
+    type=_Whole(_bounds.check_fault_limit),
     default=0,
     show_default=True,
     help="Faults before R25 applies (0: no limit).",
@@ -246,6 +264,10 @@ def command(
         raise click.UsageError(f"a table seats 2 to 7 bots (R1); got {len(bots)}")
     specs = unique_names([parse_bot_spec(text, i) for i, text in enumerate(bots)])
     config = build_config(structure, small_blind, big_blind, ante, max_draw, joker)
+    try:
+        _bounds.check_stack(stack, config)
+    except _bounds.BoundError as error:
+        raise click.BadParameter(str(error), param_hint="'--stack'") from None
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
     settings = MatchSettings(
         config=config,

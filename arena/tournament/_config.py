@@ -33,8 +33,8 @@ from arena.engine import GameConfig
 if TYPE_CHECKING:
     from arena.tournament._formats import ScheduledMatch
 
-_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-_ADDRESS = re.compile(r"^(unix:\S+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})$")
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")
+_ADDRESS = re.compile(r"^(unix:\S+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})\Z")
 
 
 class TournamentConfigError(ValueError):
@@ -120,7 +120,7 @@ class Timeouts:
     action: float = 1.0
     time_bank: float = 0.0
     startup: float = 15.0
-    hello: float = 10.0
+    hello: float = MatchSettings.hello_timeout  # the dealer's default
     fault_limit: int = 0
     on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT
 

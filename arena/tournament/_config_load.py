@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.dealer import OnFaultLimit
-from arena.engine import MAX_CHIPS, ConfigError, ForcedBets, GameConfig
+from arena.engine import MAX_CHIPS, ConfigError, GameConfig
 from arena.policies import BUILT_IN
+from arena.tournament import _bounds
+from arena.tournament._bounds import BoundError
 from arena.tournament._config import (
     _ADDRESS,
     _NAME,
@@ -138,11 +140,23 @@ class _Parser:
             raise self.fail(full, "missing: a whole number is required")
         if not isinstance(value, int) or isinstance(value, bool):
             raise self.fail(full, f"must be a whole number, got {_type_name(value)} {value!r}")
-        if value < minimum:
-            raise self.fail(full, f"must be at least {minimum}, got {value}")
-        if value > maximum:
-            raise self.fail(full, f"must be at most {maximum}, got {value}")
-        return value
+        try:
+            return _bounds.check_whole(value, minimum=minimum, maximum=maximum)
+        except BoundError as error:
+            raise self.fail(full, str(error)) from None
+
+    def seconds(
+        self, table: Mapping, path: str, key: str, default: float, *, allow_zero: bool
+    ) -> float:
+        """A clock in seconds, bounded by :func:`arena.tournament._bounds.check_seconds`."""
+        value = table.get(key, default)
+        full = f"{path}.{key}"
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise self.fail(full, f"must be a number, got {_type_name(value)} {value!r}")
+        try:
+            return _bounds.check_seconds(value, allow_zero=allow_zero)
+        except (BoundError, OverflowError) as error:
+            raise self.fail(full, str(error)) from None
 
     def number(
         self, table: Mapping, path: str, key: str, default: float, *, positive: bool
@@ -215,10 +229,12 @@ class _Parser:
             )
         name = self.string(tour, t, "name")
         assert name is not None
-        if len(name) > 200:
-            raise self.fail("tournament.name", "must be at most 200 characters")
+        try:  # the name is a folder under `output`: never a path of its own
+            _bounds.check_tournament_name(name)
+        except BoundError as error:
+            raise self.fail("tournament.name", str(error)) from None
         fmt = self.choice(tour, t, "format", Format, Format.ROUND_ROBIN)
-        hands = self.integer(tour, t, "hands_per_match", 200, minimum=1, maximum=10_000_000)
+        hands = self.integer(tour, t, "hands_per_match", 200, minimum=1, maximum=_bounds.MAX_HANDS)
         duplicate = self.boolean(tour, t, "duplicate", True)
         rounds = self.integer(tour, t, "rounds", 1, minimum=1, maximum=10_000)
         if fmt is Format.RING:
@@ -242,7 +258,7 @@ class _Parser:
         seed = (
             secrets.randbits(63)
             if seed_drawn
-            else self.integer(tour, t, "seed", None, minimum=0, maximum=(1 << 63) - 1)
+            else self.integer(tour, t, "seed", None, minimum=0, maximum=_bounds.MAX_SEED)
         )
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
         database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")
@@ -333,11 +349,10 @@ class _Parser:
             problem = str(error).removeprefix(f"{error.key}: ")
             raise self.fail(f"game.{error.key}", problem) from None
         stack = self.integer(table, "game", "stack", 200, minimum=1)
-        need = game.ante + (game.big_blind if game.forced_bets is ForcedBets.BLINDS else 0)
-        if stack < need:  # type: ignore[operator]
-            raise self.fail(
-                "game.stack", f"must cover the forced bets (at least {need} chips), got {stack}"
-            )
+        try:
+            _bounds.check_stack(stack, game)
+        except BoundError as error:
+            raise self.fail("game.stack", str(error)) from None
         return game, stack
 
     def timeouts(self, table: Mapping[str, Any]) -> Timeouts:
@@ -345,11 +360,13 @@ class _Parser:
         self.known(table, "timeouts.", keys)
         p = "timeouts"
         return Timeouts(
-            action=self.number(table, p, "action", 1.0, positive=True),
-            time_bank=self.number(table, p, "time_bank", 0.0, positive=False),
-            startup=self.number(table, p, "startup", 15.0, positive=True),
-            hello=self.number(table, p, "hello", 10.0, positive=True),
-            fault_limit=self.integer(table, p, "fault_limit", 0, minimum=0),
+            action=self.seconds(table, p, "action", 1.0, allow_zero=False),
+            time_bank=self.seconds(table, p, "time_bank", 0.0, allow_zero=True),
+            startup=self.seconds(table, p, "startup", 15.0, allow_zero=False),
+            hello=self.seconds(table, p, "hello", Timeouts.hello, allow_zero=False),
+            fault_limit=self.integer(
+                table, p, "fault_limit", 0, minimum=0, maximum=_bounds.MAX_FAULT_LIMIT
+            ),
             on_fault_limit=self.choice(
                 table, p, "on_fault_limit", OnFaultLimit, OnFaultLimit.SIT_OUT
             ),

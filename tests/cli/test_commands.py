@@ -113,6 +113,15 @@ def test_match_duplicate_reports_per_pair_interval(tmp_path: Path) -> None:
         (["match", "builtin:random", "builtin:random", "--timeout", "nan"], "--timeout"),
         (["match", "builtin:random", "builtin:random", "--time-bank", "inf"], "--time-bank"),
         (["match", "builtin:random", "builtin:random", "--stack", str(2**63)], "--stack"),
+        # issue 7: the bounds a tournament file has, arena match has too
+        (["match", "builtin:random", "builtin:random", "--fault-limit", "-1"], "--fault-limit"),
+        (["match", "builtin:random", "builtin:random", "--seed", "-1"], "--seed"),
+        (["match", "builtin:random", "builtin:random", "--seed", str(2**64)], "--seed"),
+        (["match", "builtin:random", "builtin:random", "--stack", "1"], "--stack"),
+        (
+            ["match", "builtin:random", "builtin:random", "--big-blind", "10", "--stack", "9"],
+            "at least 10 chips",
+        ),
         (
             ["match", "builtin:random", "builtin:random", "--out", "/proc/no/such"],
             "cannot write the match records",

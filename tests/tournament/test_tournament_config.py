@@ -274,3 +274,44 @@ class TestErrors:
     def test_error_is_a_value_error(self):
         """Callers that catch ``ValueError`` catch it too."""
         assert issubclass(TournamentConfigError, ValueError)
+
+
+class TestSafeValues:
+    """Values that used to reach the file system or the wire unchecked (issue 7)."""
+
+    @pytest.mark.parametrize(
+        "name",
+        ["..", ".", "/some/other/folder", "a/b", "../up", ".hidden", "a\\u0000b", "x" * 65, "a b"],
+    )
+    def test_tournament_name_must_be_a_safe_folder_name(self, name):
+        """The name is a folder under ``output``: no path parts, no dot files, no NUL."""
+        error = error_of(f'[tournament]\nname = "{name}"\n{BOTS}')
+        assert error.key == "tournament.name"
+        assert "folder name" in str(error)
+        assert "\n" not in str(error) and "\x00" not in str(error)
+
+    @pytest.mark.parametrize("name", ["demo", "course-2024_fall.v2", "A" * 64])
+    def test_safe_names_load(self, name):
+        """Letters, digits and ``._-`` not starting with a dot are fine."""
+        assert name == parse(f'[tournament]\nname = "{name}"\n{BOTS}').name
+
+    @pytest.mark.parametrize(
+        ("key", "value"),
+        [
+            ("time_bank", "4294968"),  # above uint32 milliseconds
+            ("time_bank", "1e308"),
+            ("action", "1e308"),
+            ("startup", "1e12"),
+            ("hello", "86401"),
+        ],
+    )
+    def test_clocks_are_bounded_by_what_the_protocol_carries(self, key, value):
+        """Seconds become uint32 milliseconds on the wire: a day is the most any clock takes."""
+        error = error_of(minimal(extra=f"[timeouts]\n{key} = {value}"))
+        assert error.key == f"timeouts.{key}"
+        assert "at most 86400" in str(error)
+
+    def test_hello_timeout_reaches_the_dealer(self):
+        """``timeouts.hello`` is the dealer's Hello wait."""
+        config = parse(minimal("seed = 1", "[timeouts]\nhello = 0.25"))
+        assert 0.25 == config.match_settings(build_schedule(config)[0]).hello_timeout
