@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from arena.engine._errors import EngineInvariantError
 from arena.engine._eval import evaluate
+from arena.engine._openers import openers_proof
 from arena.engine._phase import Phase
 from arena.engine._pots import Pot, build_pots, split_pot
 from arena.engine._records import (
@@ -104,11 +105,13 @@ class _Showdown:
         self._settle(awards)
 
     def _prove_openers(self) -> None:
-        """R29: the opener's original hand is shown at the end, even after a fold."""
+        """R29: the opener's openers are shown at the end, even after a fold.
+
+        Only the cards that prove jacks or better (see :mod:`._openers`): the rest of
+        the opener's original hand stays hidden (R18).
+        """
         if self._jacks and self.opener is not None:
-            mode = self._joker
-            cards = self._opener_hand
-            rank = evaluate(cards, mode) if mode else evaluate(cards)
+            cards, rank = openers_proof(self._opener_hand, self._joker)
             self.events.append(HandShown(self.opener, cards, rank, openers=True))
 
     def _settle(self, awards: dict[int, int]) -> None:

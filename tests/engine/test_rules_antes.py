@@ -24,6 +24,7 @@ from arena.engine import (
     Reason,
     RoundStarted,
     StubReshuffled,
+    describe,
     evaluate,
     format_cards,
     parse_cards,
@@ -131,23 +132,54 @@ def test_r28_carried_pot_goes_to_the_next_winner():
 # --- R29 proving openers --------------------------------------------------------------------
 
 
+JACKS = parse_cards("Jc Jd")
+WEAKEST_JACKS = evaluate(parse_cards("Jc Jd 4h 3s 2c"))  # what the shown pair proves, no more
+
+
 def test_r29_openers_shown_when_opener_wins_uncontested():
-    """An opener who wins without a call still shows the jacks it opened with."""
+    """An opener who wins without a call still shows the jacks it opened with, and only them."""
     hand = new_hand(**JACKPOTS)
     play(hand, CHECK, BetRaise(2), FOLD, FOLD)
-    openers = parse_cards(HANDS[2])
-    assert [HandShown(2, openers, evaluate(openers), openers=True)] == openers_shown(hand)
+    assert [HandShown(2, JACKS, WEAKEST_JACKS, openers=True)] == openers_shown(hand)
+    assert describe(WEAKEST_JACKS) == "One pair, Jacks"
 
 
 def test_r29_openers_shown_even_after_fold():
-    """An opener who breaks its pair at the draw and later folds still shows its original five cards."""
+    """An opener who breaks its pair at the draw and later folds still shows the pair it opened with."""
     hand = new_hand(**JACKPOTS)
     play(hand, CHECK, BetRaise(2), CALL, CALL)
     play(hand, STAND_PAT, Discard(parse_cards("Jc")), STAND_PAT)
     play(hand, CHECK, BetRaise(4), FOLD, FOLD)
-    openers = parse_cards(HANDS[2])
-    assert [HandShown(2, openers, evaluate(openers), openers=True)] == openers_shown(hand)
+    assert [HandShown(2, JACKS, WEAKEST_JACKS, openers=True)] == openers_shown(hand)
     assert hand.payoffs == [6, -3, -3]
+
+
+@pytest.mark.parametrize(
+    ("held", "joker", "proof", "name"),
+    [
+        ("Jc Jd 7h 5d 2h", "off", "Jc Jd", "One pair, Jacks"),
+        ("Kc 5d Kh 5s 2h", "off", "Kc Kh", "One pair, Kings"),  # the higher pair is enough
+        ("5c 5d 3h 3s Ah", "off", "5c 5d 3h 3s", "Two pair, Fives and Threes"),
+        ("2c 2d 2h 9s Ah", "off", "2c 2d 2h", "Three of a kind, Twos"),
+        ("2c 2d 2h 2s Ah", "off", "2c 2d 2h", "Three of a kind, Twos"),
+        ("Jc Jd Jh 5s 5h", "off", "Jc Jd", "One pair, Jacks"),
+        ("9c Td Jh Qs Kh", "off", "9c Td Jh Qs Kh", "Straight, King high"),
+        ("2h 5h 9h Th Kh", "off", "2h 5h 9h Th Kh", "Flush, King-Ten-Nine-Five-Two"),
+        ("Jk Qd 7h 5d 2h", "wild", "Jk Qd", "One pair, Queens"),
+        ("Jk Ad 7h 5d 2h", "bug", "Jk Ad", "One pair, Aces"),
+        ("Jk 5d 5h 9d 2h", "wild", "Jk 5d 5h", "Three of a kind, Fives"),
+        ("Jk Ad Kd 9d 2h", "wild", "Jk Ad", "One pair, Aces"),
+        ("Jk 2d 3h 4d 5h", "bug", "Jk 2d 3h 4d 5h", "Straight, Six high"),
+    ],
+)
+def test_r29_proving_openers_shows_only_the_cards_that_qualify(held, joker, proof, name):
+    """The proof is the fewest of the opener's cards that make jacks or better; the rest stay hidden."""
+    other = format_cards([c for c in STANDARD_DECK if c not in parse_cards(held)][:5])
+    hand = new_hand([other, held], joker=joker, **JACKPOTS)  # seat 1 acts first
+    play(hand, BetRaise(2), FOLD)
+    [shown] = openers_shown(hand)
+    assert (shown.seat, format_cards(shown.cards, " ")) == (1, proof)
+    assert describe(shown.rank) == name
 
 
 def test_r29_no_openers_to_show_in_a_dead_hand():
@@ -210,4 +242,22 @@ def test_r29_a_folded_openers_hand_is_never_redealt():
             hand.apply_default()
         proofs = [e for e in hand.events if isinstance(e, HandShown) and e.openers]
         assert [0] == [e.seat for e in proofs]
-        assert opener_cards == set(proofs[0].cards)
+        assert set(parse_cards("JcJd")) == set(proofs[0].cards)  # the openers, and only them
+
+
+@pytest.mark.parametrize("opener_folds", [False, True], ids=["uncontested", "folded"])
+def test_r29_openers_hidden_cards_stay_hidden_in_every_view(opener_folds):
+    """Only the proof joins the public record: no other seat's view names the opener's other cards."""
+    hand = new_hand(**JACKPOTS)
+    if opener_folds:
+        play(hand, CHECK, BetRaise(2), CALL, CALL, None, BetRaise(4), FOLD, FOLD)
+    else:
+        play(hand, CHECK, BetRaise(2), FOLD, FOLD)
+    assert hand.is_over
+    hidden = set(parse_cards(HANDS[2])) - set(JACKS)
+    for seat in (0, 1):
+        view = hand.view(seat)
+        seen = {card for event in view.events for card in getattr(event, "cards", ()) or ()}
+        seen.update(card for cards in view.shown.values() for card in cards)
+        assert set(JACKS) <= seen
+        assert not seen & hidden, f"seat {seat} sees {format_cards(seen & hidden)}"

@@ -199,6 +199,21 @@ def _stacked(holes_by_seat: list[str], n: int, button: int, extra: str = "") -> 
 
 
 class TestConventions:
+    def test_r29_proven_openers_are_not_written_as_shown(self) -> None:
+        """An opener who wins uncontested proves its jacks (R29), but PHH has no ``sm`` line for it:
+        ``sm`` means a hand shown at showdown, and the opener's other cards were never shown."""
+        config = GameConfig(forced_bets=ForcedBets.ANTES, ante=1, opening=Opening.JACKS_OR_BETTER)
+        deck = _stacked(["Ac Kd 8h 6s 3c", "Tc Td 4h 5s 2c", "Jc Jd 7h 5d 2h"], 3, 0)
+        hand = Hand(config, [100] * 3, 0, deck)
+        hand.check()
+        hand.bet_or_raise(2)  # seat 2 opens with jacks
+        hand.fold()
+        hand.fold()
+        phh = hand_to_phh(hand)
+        assert [line for line in phh["actions"] if " sm" in line] == []
+        assert phh["actions"][-4:] == ["p1 cc", "p2 cbr 2", "p3 f", "p1 f"]
+        assert_round_trip(hand)
+
     def test_r7_headsup_blinds_reverse_assigned_in_phh(self) -> None:
         """Heads-up, p2 is the button and posts the small blind: PHH writes ``[SB, BB]``, p2 acts first."""
         deck = _stacked(["AsAhAdKsKh", "2c3c4c5c7d"], 2, 0, "6c")
