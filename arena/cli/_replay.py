@@ -9,6 +9,7 @@ import click
 
 from arena.engine import Hand, HandShown, PotAwarded
 from arena.history import PhhError, PhhHand, load_phh, replay
+from arena.history._errors import printable
 
 
 @click.command("replay")
@@ -55,7 +56,7 @@ def _names(record: PhhHand) -> list[str]:
     n = len(record.starting_stacks)
     if record.players is None:
         return [f"p{k + 1}" for k in range(n)]
-    return [f"p{k + 1} {name}" for k, name in enumerate(record.players)]
+    return [f"p{k + 1} {printable(name)}" for k, name in enumerate(record.players)]
 
 
 def _showdown(hand: Hand) -> bool:
@@ -78,7 +79,8 @@ def _summary(record: PhhHand, hand: Hand) -> str:
     checked = " (matches finishing_stacks)" if record.finishing_stacks is not None else ""
     stacks = ", ".join(f"{name} {chips}" for name, chips in zip(names, hand.stacks, strict=True))
     return (
-        f"{record.source} hand {record.name} [{record.variant}, {hand.n} players]: "
+        f"{printable(record.source)} hand {printable(record.name)} "
+        f"[{record.variant}, {hand.n} players]: "
         f"{outcome}; stacks {stacks}{checked}"
     )
 

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """``text`` as is when every character prints, else escaped as in a repr (no quotes).
+
+    Hand names and player names come from the file: a control character (an ANSI
+    escape, a newline) must not reach the terminal as such.
+    """
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
 class PhhError(ValueError):
     """Something is wrong with a PHH hand history; the message names where.
 
@@ -25,9 +34,9 @@ class PhhError(ValueError):
         self.hand = hand
         self.action = action
         self.action_index = action_index
-        where = [source]
+        where = [printable(source)]
         if hand is not None:
-            where.append(f"hand {hand}")
+            where.append(f"hand {printable(hand)}")
         if action is not None:
             where.append(f"action {action_index} {action!r}")
         super().__init__(f"{': '.join(where)}: {problem}")

@@ -88,7 +88,9 @@ def _hand(data: Mapping[str, Any], source: str, name: str) -> PhhHand:
     variant = data.get("variant")
     if variant is None:
         raise fail("missing field 'variant'")
-    structure = STRUCTURES.get(variant)  # type: ignore[arg-type]
+    if not isinstance(variant, str):
+        raise fail(f"'variant' must be a string such as \"F5D\", got {variant!r}")
+    structure = STRUCTURES.get(variant)
     if structure is None:
         known = ", ".join(STRUCTURES)
         raise fail(f"unknown variant {variant!r}: the arena plays Five Card Draw ({known})")

@@ -10,6 +10,7 @@ file's next cards on top; cards the reshuffle could not hold are an error.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -163,9 +164,10 @@ def _parse(record: PhhHand, index: int, text: str, n: int) -> _Step:
         return _Step(index, text, "")
 
     def player(word: str) -> int:
-        if not (word.startswith("p") and word[1:].isdigit() and 1 <= int(word[1:]) <= n):
+        number = _number(word[1:]) if word.startswith("p") else None
+        if number is None or not 1 <= number <= n:
             raise fail(f"{word!r} is not a player of this hand (p1..p{n})")
-        return int(word[1:]) - 1
+        return number - 1
 
     def cards(word: str) -> tuple[Card | None, ...]:
         if len(word) % 2:
@@ -192,15 +194,28 @@ def _parse(record: PhhHand, index: int, text: str, n: int) -> _Step:
         if verb in ("f", "cc") and not args:
             return _Step(index, text, verb, who)
         if verb == "cbr" and len(args) == 1:
-            if not args[0].isdigit():
-                raise fail(f"{args[0]!r} is not a whole number of chips")
-            return _Step(index, text, verb, who, amount=int(args[0]))
+            amount = _number(args[0])
+            if amount is None:
+                raise fail(f"{args[0]!r} is not a whole number of chips (digits 0-9)")
+            return _Step(index, text, verb, who, amount=amount)
         if verb == "sd" and len(args) <= 1:
             return _Step(index, text, verb, who, cards(args[0]) if args else ())
         if verb == "sm" and len(args) <= 1:
             shown = None if not args or args[0] == "-" else cards(args[0])
             return _Step(index, text, verb, who, shown)
     raise fail("not a PHH action (pN f | pN cc | pN cbr X | pN sd [CARDS] | pN sm [CARDS])")
+
+
+_DIGITS = re.compile(r"[0-9]{1,18}")
+
+
+def _number(word: str) -> int | None:
+    """A whole number written in ASCII digits (at most 18), else None.
+
+    ``str.isdigit`` accepts ``²`` (which ``int`` refuses) and ``٣`` (which ``int``
+    reads as 3): a hand history's numbers are ASCII only.
+    """
+    return int(word) if _DIGITS.fullmatch(word) else None
 
 
 def _action(record: PhhHand, step: _Step) -> Action:

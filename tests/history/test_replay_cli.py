@@ -98,3 +98,52 @@ def test_stops_at_the_first_bad_file() -> None:
     result = run(str(EXAMPLE), "nope.phh", str(EXAMPLE))
     assert result.exit_code == 1
     assert result.output.count("p2 bob wins") == 1
+
+
+def _clean_failure(result, message: str) -> None:
+    """Exit 1 through click (one line, no exception escaping), naming the problem."""
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert message in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_replay_superscript_digit_amount_is_one_clear_error(tmp_path: Path) -> None:
+    """``p3 cbr ²`` passes str.isdigit but is no number: one line naming the action."""
+    path = tmp_path / "superscript.phh"
+    path.write_text(EXAMPLE.read_text().replace('"p3 cbr 10"', '"p3 cbr ²"'), encoding="utf-8")
+    result = run(str(path))
+    _clean_failure(result, f"{path}: hand 1: action 4 'p3 cbr ²': '²' is not a whole number")
+
+
+def test_replay_reads_only_ascii_digits(tmp_path: Path) -> None:
+    """Arabic-Indic digits are not chips or players: ``cbr ١٠`` is not ``cbr 10``, ``p٣`` not ``p3``."""
+    for old, new, message in (
+        ('"p3 cbr 10"', '"p3 cbr ١٠"', "'١٠' is not a whole number"),
+        ('"p3 cbr 10"', '"p٣ cbr 10"', "'p٣' is not a player of this hand"),
+    ):
+        path = tmp_path / "arabic.phh"
+        path.write_text(EXAMPLE.read_text().replace(old, new), encoding="utf-8")
+        _clean_failure(run(str(path)), message)
+
+
+def test_replay_variant_of_the_wrong_type_is_one_clear_error(tmp_path: Path) -> None:
+    """``variant = ["F5D"]`` is a clear error naming the field, not a traceback."""
+    path = tmp_path / "list.phh"
+    path.write_text(EXAMPLE.read_text().replace('variant = "N5D"', 'variant = ["N5D"]'))
+    _clean_failure(run(str(path)), "'variant' must be a string")
+
+
+def test_replay_escapes_control_characters_from_the_file(tmp_path: Path) -> None:
+    """Hand and player names come from the file: an ANSI escape or newline is printed escaped."""
+    path = tmp_path / "names.phh"
+    text = EXAMPLE.read_text().replace("hand = 1", 'hand = "\\u001b[2J\\nx"')
+    path.write_text(text.replace('"bob"', '"b\\u001b[31mob"'))
+    result = run(str(path))
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output
+    assert "hand \\x1b[2J\\nx [N5D" in result.output and "p2 b\\x1b[31mob wins" in result.output
+    bad = tmp_path / "bad_name.phh"
+    bad.write_text(text.replace('"p3 cbr 10"', '"p3 cbr 1"'))
+    result = run(str(bad))
+    _clean_failure(result, "hand \\x1b[2J\\nx: action 4 'p3 cbr 1': not legal")
