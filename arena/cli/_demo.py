@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from arena.cli._errors import user_errors
 from arena.cli._ratings import standings_table
-from arena.cli._tournament import demo_config, play_tournament
+from arena.cli._tournament import demo_config, interrupted_line, play_tournament
 
 DEMO_FILE = Path("examples_tournaments/demo.toml")
 
@@ -59,7 +60,8 @@ def command(
         changes["output"] = output.resolve()
     config = dataclasses.replace(config, **changes)
     console = Console()
-    standings = play_tournament(config, resume=False, no_plugins=no_plugins, console=console)
+    with user_errors(lambda: interrupted_line(config, resume_hint=False)):
+        standings = play_tournament(config, resume=False, no_plugins=no_plugins, console=console)
     console.print(
         standings_table(
             standings, f"leaderboard: {standings.game_type}, every tournament in {config.database}"

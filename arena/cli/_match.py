@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
+from arena.cli._errors import user_errors
 from arena.dealer import (
     BotDriver,
     BotStartError,
@@ -289,7 +290,8 @@ def command(
             f"cannot write the match records to {folder}: {error.strerror}"
         ) from None
     limits = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
-    summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
+    with user_errors(lambda: f"interrupted: the hands played so far are recorded in {folder}"):
+        summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
     print_summary(summary, folder)
 
 

@@ -15,6 +15,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import standings_table
 from arena.plugins import DriverContext, PluginError, get_plugin_manager, open_driver
 from arena.tournament import (
@@ -59,8 +60,8 @@ def play_tournament(
     """Run (or resume) ``config`` with a live leaderboard; return the final standings."""
     pm = _plugin_manager(no_plugins)
     game_type = game_type_of(config.game)
-    try:
-        store = Store.open(config.database)
+    try:  # resume never creates a database: a missing one is a wrong path
+        store = Store.open(config.database, create=not resume)
     except StoreError as error:
         raise click.ClickException(str(error)) from None
     with store:
@@ -86,7 +87,7 @@ def play_tournament(
 
             def on_progress(progress: Progress) -> None:
                 for note in progress.notes:
-                    console.print(f"note: {note}")
+                    console.print(f"note: {one_line(note)}", markup=False, highlight=False)
                 progress.notes = []
                 now = time.monotonic()
                 if progress.done and (now - state["last"] > 1.0 or progress.done == progress.total):
@@ -138,12 +139,30 @@ def tournament() -> None:
     """Run tournaments from a TOML file (see examples_tournaments/)."""
 
 
+def interrupted_line(config: TournamentConfig, *, resume_hint: bool = True) -> str:
+    """What Ctrl-C leaves: the matches recorded so far, and how to play the rest."""
+    kept = "the matches recorded so far are kept"
+    try:
+        with Store.open(config.database, create=False) as store:
+            row = store.get_tournament(config.name)
+            if row is not None:
+                total = len(store.schedule(row.id))
+                done = total - len(store.pending_matches(row.id))
+                kept = f"{done}/{total} matches are recorded"
+    except (StoreError, OSError):
+        pass
+    where = f"in {config.database}"
+    hint = f"; `arena tournament resume {config.source}` plays the rest" if resume_hint else ""
+    return f"interrupted: {kept} {where}{hint}"
+
+
 def _play_and_show(file: Path, *, resume: bool, no_plugins: bool) -> None:
     config = _load(file)
     console = Console()
-    standings = play_tournament(config, resume=resume, no_plugins=no_plugins, console=console)
-    title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
-    console.print(standings_table(standings, title))
+    with user_errors(lambda: interrupted_line(config)):
+        standings = play_tournament(config, resume=resume, no_plugins=no_plugins, console=console)
+        title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
+        console.print(standings_table(standings, title))
 
 
 @tournament.command("run")

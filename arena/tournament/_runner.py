@@ -22,9 +22,16 @@ from arena.dealer import BotDriver, BotStartError, MatchResult, open_bot, policy
 from arena.dealer._records import MatchRecorder, summarize
 from arena.ratings import ChipSprt, EloSystem
 from arena.tournament._config import BotEntry, TournamentConfig, TournamentConfigError
+from arena.tournament._errors import expected_error
 from arena.tournament._formats import ScheduledMatch, build_schedule
 from arena.tournament._standings import game_type_of, match_results
-from arena.tournament._store import AlreadyRecorded, RatingUpdate, Store, seat_results
+from arena.tournament._store import (
+    AlreadyRecorded,
+    RatingUpdate,
+    Store,
+    StoreError,
+    seat_results,
+)
 
 
 class TournamentError(Exception):
@@ -200,9 +207,15 @@ async def run_tournament(
             for match in queue:
                 await play(match)
 
-        async with trio.open_nursery() as nursery:  # `concurrency` tables at once, no more tasks
-            for _ in range(min(config.concurrency, len(pending))):
-                nursery.start_soon(worker)
+        try:
+            async with trio.open_nursery() as nursery:  # `concurrency` tables at once
+                for _ in range(min(config.concurrency, len(pending))):
+                    nursery.start_soon(worker)
+        except BaseExceptionGroup as group:  # one worker's error stops them all: say that one
+            error = expected_error(group, (TournamentError, StoreError))
+            if error is None:
+                raise
+            raise error from None
     store.finish_tournament(tournament_id)
     return progress
 
@@ -210,11 +223,37 @@ async def run_tournament(
 async def _play_one(
     config: TournamentConfig, match: Any, drivers: dict[str, BotDriver], hooks: Hooks | None
 ) -> tuple[MatchResult, int]:
+    """Play one match into its folder; a folder that cannot be written is a TournamentError."""
     settings = config.match_settings(match)
+    folder = config.output / config.name / match.key
+    try:
+        recorder = MatchRecorder(folder, settings)
+        try:
+            return await _play_recorded(config, match, settings, drivers, hooks, recorder)
+        finally:
+            recorder.close()
+    except BaseException as error:  # disk full, a folder made read-only: name it, keep the rest
+        cause = expected_error(error, OSError)
+        if not isinstance(cause, OSError):
+            raise
+        where = cause.filename or folder
+        raise TournamentError(
+            f"{where}: cannot write the records of match {match.key}: {cause.strerror or cause}; "
+            f"nothing of it was recorded. Fix that, then `arena tournament resume {config.source}` "
+            "plays it and the rest"
+        ) from None
+
+
+async def _play_recorded(
+    config: TournamentConfig,
+    match: Any,
+    settings: Any,
+    drivers: dict[str, BotDriver],
+    hooks: Hooks | None,
+    recorder: MatchRecorder,
+) -> tuple[MatchResult, int]:
     seats = list(match.seats)
     block = len(seats) if match.duplicate else 1
-    folder = config.output / config.name / match.key
-    recorder = MatchRecorder(folder, settings)
     recorder.match_started(seats, settings.seed)
     if hooks is not None:
         hooks.arena_match_started(match_id=settings.match_id, names=seats, settings=settings)
@@ -231,18 +270,15 @@ async def _play_one(
             )
 
     stop_when = _early_stop(config, block) if config.early_stop and len(seats) == 2 else None
-    try:
-        result = await run_match(
-            [drivers[name] for name in seats],
-            settings,
-            on_hand=on_hand,
-            on_fault=recorder.on_fault,
-            stop_when=stop_when,
-        )
-        result.names = seats  # results are keyed by the names in the tournament file
-        recorder.match_finished(result, duplicate_block=block)
-    finally:
-        recorder.close()
+    result = await run_match(
+        [drivers[name] for name in seats],
+        settings,
+        on_hand=on_hand,
+        on_fault=recorder.on_fault,
+        stop_when=stop_when,
+    )
+    result.names = seats  # results are keyed by the names in the tournament file
+    recorder.match_finished(result, duplicate_block=block)
     return result, block
 
 

@@ -119,13 +119,19 @@ class Store:
     # --- opening and closing --------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path) -> Store:
+    def open(cls, path: str | Path, *, create: bool = True) -> Store:
         """Open (creating it and its parent folder if missing) the database at ``path``.
 
-        Raises :class:`StoreError` naming the file when it cannot be opened, is not an
-        arena database, is corrupt, or was written by a newer arena.
+        With ``create=False`` a missing file is refused instead (``resume`` and ``arena
+        ratings`` must not leave an empty database behind a typo).
+
+        Raises :class:`StoreError` naming the file when it is missing (``create=False``),
+        cannot be opened, is not an arena database, is corrupt, or was written by a
+        newer arena.
         """
         name = str(path)
+        if name != ":memory:" and not create and not Path(name).is_file():
+            raise StoreError(f"{name}: no such database")
         if name != ":memory:":
             try:
                 Path(name).parent.mkdir(parents=True, exist_ok=True)
@@ -146,9 +152,10 @@ class Store:
         except SchemaError as error:
             connection.close()
             raise StoreError(f"{name}: {error}") from None
-        except sqlite3.Error as error:
+        except (sqlite3.Error, UnicodeDecodeError) as error:
+            # sqlite3 fails to decode some messages about garbage pages: corrupt as well
             connection.close()
-            raise StoreError(f"{name}: not an arena database or corrupt: {error}") from error
+            raise StoreError(f"{name}: not an arena database or corrupt: {_why(error)}") from None
         return cls(connection, name)
 
     def close(self) -> None:
@@ -191,8 +198,8 @@ class Store:
             yield
         except sqlite3.IntegrityError as error:
             raise StoreError(f"{self.path}: record refused: {error}") from error
-        except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
+        except (sqlite3.Error, UnicodeDecodeError) as error:
+            raise StoreError(f"{self.path}: {_why(error)}") from error
 
     # --- bots -----------------------------------------------------------------------
 
@@ -605,6 +612,16 @@ class Store:
             )
             for name, matches, hands, n_faults, sat_out, forfeited in totals
         }
+
+
+def _why(error: Exception) -> str:
+    """SQLite's message in one printable line (a corrupt file's message may hold its bytes)."""
+    if isinstance(error, UnicodeDecodeError):
+        text = bytes(error.object).decode("utf-8", "replace")
+    else:
+        text = str(error)
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _rating(value: float) -> float | None:
