@@ -8,12 +8,12 @@ from arena.tournament._config import TournamentConfig as TournamentConfig
 from arena.tournament._config import TournamentConfigError as TournamentConfigError
 from arena.tournament._config_load import load_tournament as load_tournament
 from arena.tournament._config_load import parse_tournament as parse_tournament
+from arena.tournament._errors import TournamentError as TournamentError
 from arena.tournament._formats import ScheduledMatch as ScheduledMatch
 from arena.tournament._formats import ScheduleStats as ScheduleStats
 from arena.tournament._formats import build_schedule as build_schedule
 from arena.tournament._formats import schedule_statistics as schedule_statistics
 from arena.tournament._runner import Progress as Progress
-from arena.tournament._runner import TournamentError as TournamentError
 from arena.tournament._runner import run_tournament as run_tournament
 from arena.tournament._schema import AlreadyRecorded as AlreadyRecorded
 from arena.tournament._schema import StoreError as StoreError

@@ -10,6 +10,10 @@ caller, instead of each special-casing one group shape.
 from __future__ import annotations
 
 
+class TournamentError(Exception):
+    """A tournament that cannot start or go on; the message says why and what to do."""
+
+
 def leaves(error: BaseException) -> list[BaseException]:
     """Every exception that is not a group, in order, however deep the groups nest."""
     if isinstance(error, BaseExceptionGroup):

@@ -22,8 +22,9 @@ from arena.dealer import BotDriver, BotStartError, MatchResult, open_bot, policy
 from arena.dealer._records import MatchRecorder, summarize
 from arena.ratings import ChipSprt, EloSystem
 from arena.tournament._config import BotEntry, TournamentConfig, TournamentConfigError
-from arena.tournament._errors import expected_error
+from arena.tournament._errors import TournamentError, expected_error
 from arena.tournament._formats import ScheduledMatch, build_schedule
+from arena.tournament._lock import hold_tournament
 from arena.tournament._standings import game_type_of, match_results
 from arena.tournament._store import (
     AlreadyRecorded,
@@ -32,10 +33,6 @@ from arena.tournament._store import (
     StoreError,
     seat_results,
 )
-
-
-class TournamentError(Exception):
-    """A tournament that cannot start or go on; the message says why and what to do."""
 
 
 class Hooks(Protocol):
@@ -167,7 +164,23 @@ async def run_tournament(
     on_progress: Callable[[Progress], None] | None = None,
     open_driver: DriverOpener | None = None,
 ) -> Progress:
-    """Play every match of ``config`` that has no committed result; finish the tournament."""
+    """Play every match of ``config`` that has no committed result; finish the tournament.
+
+    The whole run holds the database's and the records folder's locks
+    (:mod:`arena.tournament._lock`): a second process is refused, never let in.
+    """
+    with hold_tournament(config.name, str(store.path), config.output / config.name):
+        return await _run_locked(config, store, resume, hooks, on_progress, open_driver)
+
+
+async def _run_locked(
+    config: TournamentConfig,
+    store: Store,
+    resume: bool,
+    hooks: Hooks | None,
+    on_progress: Callable[[Progress], None] | None,
+    open_driver: DriverOpener | None,
+) -> Progress:
     try:
         config, tournament_id, notes = prepare(config, store, resume=resume)
     except TournamentConfigError as error:
