@@ -1,7 +1,7 @@
 """PHH interchange with PokerKit 0.7: its hands replay in the arena, and ours in PokerKit.
 
 PokerKit is told about the local codes F5D/P5D/N5D through a ``HandHistory``
-subclass (see ``pokerkit_five_card_draw.py``). The hands keep to where the two
+subclass, shipped as :mod:`arena.history.pokerkit`. The hands keep to where the two
 rule sets agree (see ``tests/engine/test_pokerkit_crosscheck.py``): deep stacks
 and raises every live player can cover (no short all-in raises), at most four bets a
 round counting the blind, no fold when checking is free, no deck exhaustion.
@@ -9,23 +9,26 @@ round counting the blind, no fold when checking is free, no deck exhaustion.
 
 from __future__ import annotations
 
+import importlib
 import random
+import subprocess
+import sys
 import warnings
 
 import pytest
 
 pytest.importorskip("pokerkit", reason="PokerKit 0.7 (the dev extra) is not installed")
 
-from pokerkit_five_card_draw import (
+from arena.engine import STANDARD_DECK, Deck, GameConfig, Hand, Phase, Structure
+from arena.history import dumps_phh, dumps_phhs, hand_to_phh, load_phh, player_order, replay
+from arena.history.pokerkit import (
     AUTOMATIONS,
     ArenaHandHistory,
     FixedLimitFiveCardDraw,
     NoLimitFiveCardDraw,
     PotLimitFiveCardDraw,
 )
-
-from arena.engine import STANDARD_DECK, Deck, GameConfig, Hand, Phase, Structure
-from arena.history import dumps_phh, hand_to_phh, load_phh, replay
+from arena.history.pokerkit import loads as pokerkit_loads
 
 HANDS = 120
 
@@ -139,3 +142,96 @@ def test_arena_written_hands_replay_in_pokerkit(structure: Structure) -> None:
             history = ArenaHandHistory.loads(text)
             *_, state = history
         assert list(state.stacks) == history.finishing_stacks, text
+
+
+# --- the shipped registration: arena.history.pokerkit ----------------------------------
+
+
+def test_pokerkit_is_imported_only_by_the_pokerkit_module() -> None:
+    """``import arena.history`` (and the CLI) never loads PokerKit: it is not a runtime dependency."""
+    code = "import sys, arena.history, arena.cli; print('pokerkit' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_pokerkit_missing_is_one_clear_import_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without PokerKit, importing the module says what to install."""
+    monkeypatch.setitem(sys.modules, "pokerkit", None)
+    monkeypatch.delitem(sys.modules, "arena.history.pokerkit", raising=False)
+    with pytest.raises(ImportError, match=r"pip install 'pokerkit>=0\.7,<0\.8'"):
+        importlib.import_module("arena.history.pokerkit")
+
+
+def test_pokerkit_loads_reads_one_hand_and_a_session() -> None:
+    """``loads`` takes a ``.phh`` hand or a ``.phhs`` file, as ``load_phh`` does."""
+    rng = random.Random(5)
+    hands = [_play_arena(structure, rng) for structure in Structure]
+    [one] = pokerkit_loads(dumps_phh(hand_to_phh(hands[0])))
+    session = pokerkit_loads(dumps_phhs(hand_to_phh(hand) for hand in hands))
+    assert [h.variant for h in session] == ["F5D", "P5D", "N5D"]
+    for history, hand in zip([one, *session], [hands[0], *hands], strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            *_, state = history
+        assert list(state.stacks) == [
+            hand.stacks[seat] for seat in player_order(hand.n, hand.button)
+        ]
+
+
+def test_r12_pokerkit_fixed_limit_caps_at_four_bets_counting_the_blind() -> None:
+    """Before the draw the big blind is the first of four bets (R12): PokerKit allows three raises."""
+    state = FixedLimitFiveCardDraw(AUTOMATIONS, True, 0, (1, 2), 2, 4)([100] * 3, 3)
+    deck = [str(card) for card in STANDARD_DECK]
+    while state.can_deal_hole():
+        state.deal_hole("".join(deck.pop() for _ in range(5)))
+    for _ in range(3):
+        state.complete_bet_or_raise_to()
+    assert max(state.bets) == 8  # the blind 2, then raises to 4, 6 and 8: four bets
+    assert not state.can_complete_bet_or_raise_to()
+    hand = Hand(GameConfig(), [100] * 3, 2, Deck.stacked(STANDARD_DECK))
+    for _ in range(3):
+        hand.bet_or_raise(hand.legal_actions().min_raise_to)
+    assert not hand.legal_actions().can_raise
+
+
+def test_r2_pokerkit_cannot_read_a_hand_in_which_the_joker_is_dealt() -> None:
+    """PokerKit has no joker: every wild-joker hand that deals ``Jk`` fails to load, the rest agree.
+
+    Prints the figure for ``docs/phh.md`` (200 seeded heads-up hands, random legal play).
+    """
+    rng = random.Random("joker")
+    dealt = failed = 0
+    for _ in range(200):
+        config = GameConfig(structure=rng.choice(list(Structure)), joker="wild")
+        hand = Hand(
+            config,
+            [rng.randint(20, 600) for _ in range(2)],
+            rng.randrange(2),
+            Deck.shuffled(rng, joker=True),
+        )
+        while not hand.is_over:
+            legal = hand.legal_actions()
+            if legal.phase is Phase.DRAW:
+                hand.discard(rng.sample(hand.holes[legal.seat], rng.randint(0, 3)))
+            elif legal.can_raise and rng.random() < 0.3:
+                hand.bet_or_raise(rng.randint(legal.min_raise_to, legal.max_raise_to))
+            elif legal.can_fold and rng.random() < 0.2:
+                hand.fold()
+            else:
+                hand.check_or_call()
+        text = dumps_phh(hand_to_phh(hand))
+        has_joker = "Jk" in text
+        dealt += has_joker
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                history = ArenaHandHistory.loads(text)
+                *_, state = history
+        except ValueError:
+            failed += 1
+            assert has_joker, text
+            continue
+        assert not has_joker, text
+        assert list(state.stacks) == history.finishing_stacks, text
+    print(f"PokerKit fails on {failed} of 200 wild-joker heads-up hands: those dealing the joker")
+    assert failed == dealt > 0
