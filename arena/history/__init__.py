@@ -4,6 +4,9 @@ Export any engine hand (:func:`hand_to_phh`, :func:`dumps_phh`, :func:`dumps_phh
 read ``.phh`` / ``.phhs`` text (:func:`load_phh`) and replay a hand through the engine
 (:func:`replay`). Five Card Draw has no PHH 0.0.2 code: the arena writes ``F5D``,
 ``P5D`` and ``N5D`` (see ``docs/phh.md``). Pure: parsing takes strings, no file I/O.
+
+:mod:`arena.history.pokerkit` (imported on its own, never from here) registers those
+codes with PokerKit 0.7, for users who read arena histories with PokerKit.
 """
 
 from arena.history._errors import PhhError as PhhError
