@@ -8,20 +8,26 @@ from arena.dealer._grpc import wait_healthy as wait_healthy
 from arena.dealer._launch import LaunchedBot as LaunchedBot
 from arena.dealer._launch import driver_from_spec as driver_from_spec
 from arena.dealer._launch import open_bot as open_bot
-from arena.dealer._match import FaultRecord as FaultRecord
-from arena.dealer._match import MatchResult as MatchResult
-from arena.dealer._match import MatchSettings as MatchSettings
-from arena.dealer._match import OnFaultLimit as OnFaultLimit
+from arena.dealer._match import MAX_STALE as MAX_STALE
 from arena.dealer._match import run_match as run_match
 from arena.dealer._policy import PolicyBot as PolicyBot
 from arena.dealer._policy import policy_driver as policy_driver
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
+from arena.dealer._seat import MalformedStreamError as MalformedStreamError
 from arena.dealer._seat import SeatBrokenError as SeatBrokenError
 from arena.dealer._seat import SeatConnection as SeatConnection
+from arena.dealer._settings import HELLO_TIMEOUT as HELLO_TIMEOUT
+from arena.dealer._settings import FaultRecord as FaultRecord
+from arena.dealer._settings import MatchResult as MatchResult
+from arena.dealer._settings import MatchSettings as MatchSettings
+from arena.dealer._settings import OnFaultLimit as OnFaultLimit
+from arena.dealer._settings import with_seed as with_seed
 
 __all__ = [
+    "HELLO_TIMEOUT",
+    "MAX_STALE",
     "BotDriver",
     "BotStartError",
     "FaultRecord",
@@ -30,6 +36,7 @@ __all__ = [
     "LaunchedBot",
     "LocalBot",
     "LocalConnection",
+    "MalformedStreamError",
     "MatchResult",
     "MatchSettings",
     "OnFaultLimit",
@@ -41,4 +48,5 @@ __all__ = [
     "policy_driver",
     "run_match",
     "wait_healthy",
+    "with_seed",
 ]

@@ -33,7 +33,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.dealer import _bridge
-from arena.dealer._seat import SeatBrokenError
+from arena.dealer._seat import MalformedStreamError, SeatBrokenError
 from arena.protocol import pb
 
 PLAY_METHOD = "/arena.v1.Bot/Play"
@@ -59,12 +59,13 @@ class BotStartError(SeatBrokenError):
 
 
 class _End:
-    """The reader's last item: why the stream ended."""
+    """The reader's last item: why the stream ended, and the error to raise for it."""
 
-    __slots__ = ("reason",)
+    __slots__ = ("error", "reason")
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, error: type[SeatBrokenError] = SeatBrokenError) -> None:
         self.reason = reason
+        self.error = error
 
 
 def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
@@ -91,6 +92,7 @@ class GrpcConnection:
         send, self._inbox = trio.open_memory_channel[pb.BotMessage | _End](math.inf)
         self._push: Callable[[pb.BotMessage | _End], bool] = _bridge.trio_pusher(token, send)
         self._end: str | None = None  # Trio side: the end marker was received
+        self._end_error: type[SeatBrokenError] = SeatBrokenError
         self._closed = False
         self._sent = 0  # written by Trio only
         self._taken = 0  # written by Trio only
@@ -105,6 +107,7 @@ class GrpcConnection:
         self._written = 0  # written by the loop only
         self._received = 0  # written by the loop only
         self._failed: str | None = None  # why the stream or a write failed (loop side)
+        self._failed_error: type[SeatBrokenError] = SeatBrokenError
 
     # --- Trio side -------------------------------------------------------------
 
@@ -123,11 +126,11 @@ class GrpcConnection:
     async def receive(self) -> pb.BotMessage:
         """The bot's next message; cancellation-safe (nothing is lost)."""
         if self._end is not None:
-            raise SeatBrokenError(self._end)
+            raise self._end_error(self._end)
         item = await self._inbox.receive()
         if isinstance(item, _End):
-            self._end = item.reason
-            raise SeatBrokenError(item.reason)
+            self._end, self._end_error = item.reason, item.error
+            raise item.error(item.reason)
         self._taken += 1
         return item
 
@@ -147,9 +150,9 @@ class GrpcConnection:
         if self._closed:
             raise SeatBrokenError("the dealer closed the stream")
         if self._end is not None:
-            raise SeatBrokenError(self._end)
+            raise self._end_error(self._end)
         if self._failed is not None:
-            raise SeatBrokenError(self._failed)
+            raise self._failed_error(self._failed)
 
     # --- loop side ---------------------------------------------------------------
 
@@ -172,9 +175,9 @@ class GrpcConnection:
             self._progress.clear()
             await self._progress.wait()
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str, error: type[SeatBrokenError] = SeatBrokenError) -> None:
         if self._failed is None:
-            self._failed = reason
+            self._failed, self._failed_error = reason, error
         if self._progress is not None:
             self._progress.set()
 
@@ -204,6 +207,7 @@ class GrpcConnection:
 
     async def _read_loop(self, call: grpc.aio.StreamStreamCall) -> None:
         reason = "the bot ended the stream"
+        error_type: type[SeatBrokenError] = SeatBrokenError
         try:
             while True:
                 raw = await call.read()
@@ -213,6 +217,7 @@ class GrpcConnection:
                     message = pb.BotMessage.FromString(raw)
                 except DecodeError:
                     reason = f"the bot sent {len(raw)} bytes that are not a BotMessage"
+                    error_type = MalformedStreamError
                     call.cancel()
                     break
                 self._received += 1
@@ -231,8 +236,8 @@ class GrpcConnection:
             raise
         except Exception as error:  # a gRPC internal surprise: still the bot's stream
             reason = f"{type(error).__name__}: {error}"
-        self._fail(reason)
-        self._push(_End(reason))
+        self._fail(reason, error_type)
+        self._push(_End(reason, error_type))
 
     async def _close_gracefully(self) -> None:
         if self._has_work is None or self._reader is None:

@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import contextlib
 import random
-import secrets
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 
 import trio
 
-from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
+from arena.dealer._handshake import match_start, open_stream
+from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
+from arena.dealer._settings import (
+    FaultRecord,
+    MatchResult,
+    MatchSettings,
+    OnFaultLimit,
+    with_seed,
+)
 from arena.engine import (
     Deck,
-    GameConfig,
     Hand,
     HandShown,
     IllegalActionError,
@@ -31,69 +36,14 @@ from arena.engine import (
     describe,
 )
 from arena.protocol import (
-    PROTOCOL_VERSION,
     MessageFault,
     PublicHistory,
     action_from_message,
     action_to_message,
     cards_text,
-    config_to_message,
     decision_request,
     pb,
 )
-
-
-class OnFaultLimit(StrEnum):
-    """What R25 does to a seat past its fault limit or after it breaks."""
-
-    SIT_OUT = "sit_out"
-    FORFEIT = "forfeit"
-
-
-@dataclass(frozen=True, kw_only=True)
-class MatchSettings:
-    """One match's settings; times in seconds."""
-
-    config: GameConfig
-    hands: int = 100
-    starting_stack: int = 200
-    seed: int | None = None
-    duplicate: bool = False
-    action_timeout: float = 1.0
-    time_bank: float = 0.0
-    hello_timeout: float = 10.0
-    fault_limit: int = 0
-    on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT
-    reconnect: bool = True
-    match_id: str = "match"
-    table_id: str = "table-1"
-
-
-@dataclass(frozen=True)
-class FaultRecord:
-    hand_number: int
-    seat: int
-    reason: str
-    detail: str
-    applied: str
-    decision_id: str = ""
-
-
-@dataclass
-class MatchResult:
-    """Chips won per seat (and per hand, for error bars), faults, and how it ended."""
-
-    match_id: str
-    names: list[str]
-    seed: int
-    hands_played: int = 0
-    chips_won: list[int] = field(default_factory=list)
-    payoffs: list[list[int]] = field(default_factory=list)
-    faults: list[FaultRecord] = field(default_factory=list)
-    sat_out: list[bool] = field(default_factory=list)
-    hellos: list[dict[str, object] | None] = field(default_factory=list)
-    forfeited: list[bool] = field(default_factory=list)
-    reason: str = "completed"
 
 
 class _Seat:
@@ -108,11 +58,20 @@ class _Seat:
         self.faults = 0
         self.sat_out = False
         self.forfeited = False
-        self.stale: set[str] = set()
+        self.asked = 0  # the number in the id of the decision this seat was last asked
         self.failed_reconnects = 0
         self.wants_hand_start = False
         self.past_limit = False
         self.next_reconnect = 0
+
+
+MAX_STALE = 16
+"""Answers to earlier decisions a bot may send while one decision waits before its stream is cut."""
+_DECISION_ID = re.compile(r"([1-9][0-9]{0,9})\.([1-9][0-9]{0,15})", re.ASCII)
+
+
+class _StaleFlood(Exception):
+    """A bot sent more than MAX_STALE answers to earlier decisions during one decision."""
 
 
 HandObserver = Callable[[int, Hand, Sequence[int], Sequence[str]], None]
@@ -135,7 +94,8 @@ class _MatchRunner:
             raise ValueError(f"a table seats 2 to 7 bots (R1), got {len(drivers)}")
         self.settings = settings
         self.seats = [_Seat(i, driver) for i, driver in enumerate(drivers)]
-        seed = settings.seed if settings.seed is not None else secrets.randbits(63)
+        seed = with_seed(settings).seed
+        assert seed is not None
         n = len(drivers)
         self.result = MatchResult(
             match_id=settings.match_id,
@@ -145,6 +105,7 @@ class _MatchRunner:
             sat_out=[False] * n,
             hellos=[None] * n,
             forfeited=[False] * n,
+            stale_actions=[0] * n,
         )
         self.on_hand = on_hand
         self.on_fault = on_fault
@@ -158,54 +119,31 @@ class _MatchRunner:
 
     # --- connections -----------------------------------------------------------
 
-    def _match_start(self, seat: _Seat) -> pb.DealerMessage:
-        s = self.settings
-        return pb.DealerMessage(
-            match_start=pb.MatchStart(
-                match_id=s.match_id,
-                table_id=s.table_id,
-                seat=seat.index,
-                players=[pb.Player(seat=x.index, name=x.name) for x in self.seats],
-                config=config_to_message(s.config),
-                clock=pb.ClockSettings(
-                    action_timeout_ms=int(s.action_timeout * 1000),
-                    time_bank_ms=int(s.time_bank * 1000),
-                ),
-                hands=s.hands,
-                starting_stack=s.starting_stack,
-                protocol_version=PROTOCOL_VERSION,
-            )
-        )
-
     async def _open(self, seat: _Seat, hand_number: int) -> bool:
-        """Connect, send MatchStart, wait for Hello; on failure record a fault and sit out."""
-        detail = ""
-        with trio.move_on_after(self.settings.hello_timeout):
-            try:
-                connection = await seat.driver.connect()
-                await connection.send(self._match_start(seat))
-                reply = await connection.receive()
-                if reply.WhichOneof("kind") != "hello":
-                    await connection.aclose()
-                    detail = f"first message was {reply.WhichOneof('kind')!r}, not hello"
-                else:
-                    seat.connection = connection
-                    hello = reply.hello
-                    seat.wants_hand_start = hello.wants_hand_start
-                    # the name the user gave the seat stands; the bot's own is in hellos
-                    self.result.hellos[seat.index] = {
-                        "name": hello.name[:64],
-                        "version": hello.version[:64],
-                        "protocol_version": hello.protocol_version,
-                    }
-                    return True
-            except SeatBrokenError as error:
-                detail = f"could not start: {error}"
-        if not detail:
-            detail = f"no hello within {self.settings.hello_timeout:g} s"
-        self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
-        self._sit_out(seat)
-        return False
+        """Connect, send MatchStart, wait for Hello; on failure record a fault and sit out.
+
+        A missing, wrong or unreadable Hello, or one for another protocol, is a fault
+        counted against the bot (R25); a bot that cannot be reached is recorded, not counted.
+        """
+        names = [x.name for x in self.seats]
+        start = match_start(self.settings, seat.index, names)
+        opened = await open_stream(seat.driver, start, self.settings.hello_timeout)
+        if opened.connection is None or opened.hello is None:
+            self._fault(seat, hand_number, opened.reason, opened.detail, "sit out")
+            self._sit_out(seat)
+            if opened.reason != pb.DISCONNECTED:
+                self._count_fault(seat, hand_number)
+            return False
+        seat.connection = opened.connection
+        hello = opened.hello
+        seat.wants_hand_start = hello.wants_hand_start
+        # the name the user gave the seat stands; the bot's own is in hellos
+        self.result.hellos[seat.index] = {
+            "name": hello.name[:64],
+            "version": hello.version[:64],
+            "protocol_version": hello.protocol_version,
+        }
+        return True
 
     def _sit_out(self, seat: _Seat) -> None:
         """R25: out for now (a broken seat may reconnect), or out for good on forfeit.
@@ -228,13 +166,24 @@ class _MatchRunner:
     async def _break(
         self, seat: _Seat, hand_number: int, detail: str, *, record: bool = True
     ) -> None:
-        """The seat's stream is gone: close it and sit the seat out (R25)."""
+        """The seat's stream is gone (or cut): close it and sit the seat out (R25)."""
         connection, seat.connection = seat.connection, None
         if connection is not None:
             await connection.aclose()
         if record:
             self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
         self._sit_out(seat)
+
+    def _count_fault(self, seat: _Seat, hand_number: int) -> None:
+        """One more fault against ``seat``; past the fault limit it is out for the match (R25)."""
+        s = self.settings
+        seat.faults += 1
+        if s.fault_limit and seat.faults >= s.fault_limit and not seat.past_limit:
+            seat.past_limit = True  # out for the rest of the match, even if it reconnects
+            self._fault(
+                seat, hand_number, pb.SAT_OUT, f"{seat.faults} faults", str(s.on_fault_limit)
+            )
+            self._sit_out(seat)
 
     async def _maybe_reconnect(self, hand_number: int) -> None:
         if not self.settings.reconnect:
@@ -291,6 +240,7 @@ class _MatchRunner:
             return
         self._decisions += 1
         decision_id = f"{hand_number}.{self._decisions}"
+        seat.asked = self._decisions
         view = hand.view(hand.actor, history=False)  # type: ignore[arg-type]
         names = [self.seats[p].name for p in players]
         request = decision_request(
@@ -311,17 +261,22 @@ class _MatchRunner:
         with trio.move_on_after(allowed):
             try:
                 await connection.send(pb.DealerMessage(decision=request))
-                reply = await self._receive_action(connection, seat)
+                reply = await self._receive_action(connection, seat, decision_id)
+            except MalformedStreamError as error:
+                await self._break(seat, hand_number, "", record=False)
+                reason, detail = pb.MALFORMED, f"stream cut: {error}"
             except SeatBrokenError as error:
                 await self._break(seat, hand_number, "", record=False)
                 reason, detail = pb.DISCONNECTED, f"stream broke: {error}"
+            except _StaleFlood as flood:
+                await self._break(seat, hand_number, "", record=False)
+                reason, detail = pb.WRONG_DECISION_ID, str(flood)
             except MessageFault as fault:
                 reason, detail = fault.reason, fault.detail
         elapsed = trio.current_time() - start
         if elapsed > s.action_timeout:
             seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
         if reply is None and reason is None:
-            seat.stale.add(decision_id)
             reason = pb.TIMEOUT
             detail = f"no action within {allowed * 1000:.0f} ms"
         if reply is not None:
@@ -339,38 +294,48 @@ class _MatchRunner:
         self._fault(
             seat, hand_number, reason, detail, _describe_action(applied), decision_id=decision_id
         )
-        seat.faults += 1
         fault_message = pb.DealerMessage(
             fault=pb.Fault(
                 decision_id=decision_id,
                 reason=reason,
                 detail=detail[:500],
                 applied=applied,
-                faults_so_far=seat.faults,
+                faults_so_far=seat.faults + 1,
                 fault_limit=s.fault_limit,
             )
         )
         await self._send(seat, fault_message, hand_number)
-        if s.fault_limit and seat.faults >= s.fault_limit and not seat.past_limit:
-            seat.past_limit = True  # out for the rest of the match, even if it reconnects
-            self._fault(
-                seat, hand_number, pb.SAT_OUT, f"{seat.faults} faults", str(s.on_fault_limit)
-            )
-            self._sit_out(seat)
+        self._count_fault(seat, hand_number)
 
-    async def _receive_action(self, connection: SeatConnection, seat: _Seat) -> pb.Action:
-        """The next Action on the stream, skipping late answers to timed-out requests."""
+    async def _receive_action(
+        self, connection: SeatConnection, seat: _Seat, decision_id: str
+    ) -> pb.Action:
+        """The next Action on the stream that does not answer an earlier decision.
+
+        Answers to earlier decisions (late, or sent twice) and extra Hellos are dropped
+        and counted, never taken for this decision; more than :data:`MAX_STALE` of them
+        while one decision waits raise :class:`_StaleFlood`.
+        """
+        dropped = 0
         while True:
             message = await connection.receive()
             kind = message.WhichOneof("kind")
-            if kind == "action":
-                if message.action.decision_id in seat.stale:
-                    seat.stale.discard(message.action.decision_id)
-                    continue
+            if kind == "action" and not self._is_stale(message.action.decision_id, seat):
                 return message.action
-            if kind == "hello":
-                continue
-            raise MessageFault(pb.MALFORMED, "an empty message where an Action was due")
+            if kind not in ("action", "hello"):
+                raise MessageFault(pb.MALFORMED, "an empty message where an Action was due")
+            dropped += 1
+            self.result.stale_actions[seat.index] += 1
+            if dropped > MAX_STALE:
+                raise _StaleFlood(
+                    f"more than {MAX_STALE} answers to earlier decisions (or Hellos) while "
+                    f"{decision_id} waited: the stream is cut"
+                )
+
+    def _is_stale(self, decision_id: str, seat: _Seat) -> bool:
+        """Whether ``decision_id`` names a decision of this match before the one pending."""
+        match = _DECISION_ID.fullmatch(decision_id)
+        return match is not None and 0 < int(match[2]) < seat.asked
 
     # --- hands -------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import IO, Any
 import structlog
 import tomli_w
 
-from arena.dealer._match import FaultRecord, MatchResult, MatchSettings
+from arena.dealer._settings import FaultRecord, MatchResult, MatchSettings
 from arena.engine import Card, Hand
 from arena.history import hand_to_phh
 from arena.stats import win_rate
@@ -67,6 +67,8 @@ def summarize(result: MatchResult, big_blind: int, *, duplicate_block: int = 1) 
                 "mbb_per_hand": round(rate.mbb_per_hand, 1),
                 "ci95": round(rate.ci95, 1) if rate.ci95 != float("inf") else None,
                 "faults": sum(1 for f in result.faults if f.seat == seat),
+                # answers to earlier decisions, dropped (not faults)
+                "stale_actions": result.stale_actions[seat] if result.stale_actions else 0,
                 "sat_out": result.sat_out[seat],
                 "forfeited": result.forfeited[seat],
             }

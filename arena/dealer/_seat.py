@@ -6,7 +6,8 @@ protocol messages and nothing else: the match runner decides what they mean, own
 every deadline, and turns every failure into a recorded fault.
 
 A connection that breaks raises :class:`SeatBrokenError` (the bot's fault: it hung
-up, crashed or sent bytes gRPC would not accept), never anything else.
+up, crashed or sent bytes gRPC would not accept), never anything else; its subclass
+:class:`MalformedStreamError` says the bot sent bytes that are not a message.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from arena.protocol import pb
 
 class SeatBrokenError(Exception):
     """The bot's side of a connection broke (crash, hang-up, oversize or garbage bytes)."""
+
+
+class MalformedStreamError(SeatBrokenError):
+    """The bot sent bytes that are not a message, so its stream was cut (a MALFORMED fault)."""
 
 
 class SeatConnection(Protocol):

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import shutil
 import threading
 
 import pytest
 import trio
 
 from arena.dealer import (
+    MAX_STALE,
     GrpcBot,
     MatchResult,
     MatchSettings,
@@ -206,6 +208,7 @@ class TestHostileBots:
         crashed = faults_of(result, 2)
         assert {fault.reason for fault in crashed} == {"DISCONNECTED"}
         assert "stream broke" in crashed[0].detail
+        assert "the process exited with status 1" in crashed[0].detail
         # every later hand tries to reconnect and is told the process is gone
         assert any("exited with status 1" in fault.detail for fault in crashed)
         assert any("exiting on purpose" in fault.detail for fault in crashed)
@@ -284,3 +287,92 @@ class TestHostileBots:
         assert any(payoffs[1] != 0 for payoffs in result.payoffs[last_fault_hand:])
         assert not result.sat_out[1]
         assert_conserved(result)
+
+
+class TestStaleAnswers:
+    async def test_r24_an_extra_answer_does_not_put_the_bot_out_of_step(self, launch):
+        """A bot answers its first request twice, then every request once: the repeat is
+        dropped and counted, never taken for the next request (no fault at all)."""
+        async with launch("calling.py", "twice.py") as bots:
+            result = await run_match(bots, settings(hands=20))
+        assert result.hands_played == 20
+        assert faults_of(result, 1) == []
+        assert result.stale_actions == [0, 1]
+        assert_conserved(result)
+
+    async def test_r24_a_flood_of_answers_to_earlier_decisions_is_cut(self, launch):
+        """40 repeats of its previous answer before each answer: past MAX_STALE in one
+        decision it is a WRONG_DECISION_ID fault and the stream is cut; it comes back."""
+        async with launch("calling.py", "calling.py", ("twice.py", "flood")) as bots:
+            result = await run_match(bots, settings(hands=10))
+        assert result.hands_played == 10
+        flooded = faults_of(result, 2)
+        assert flooded and {fault.reason for fault in flooded} == {"WRONG_DECISION_ID"}
+        assert all(f"more than {MAX_STALE} answers" in fault.detail for fault in flooded)
+        assert len({fault.hand_number for fault in flooded}) >= 2, "it was never reconnected"
+        assert result.stale_actions[2] > MAX_STALE
+        assert faults_of(result, 0) == faults_of(result, 1) == []
+        assert_conserved(result)
+
+
+class TestHelloAndBytes:
+    async def test_r25_no_hello_is_a_timeout_counted_against_the_bot(self, launch):
+        """A bot that never says Hello costs hello_timeout per try, each a TIMEOUT fault that
+        counts towards the fault limit: past it, the seat is out for the match (R25)."""
+        async with launch("calling.py", "calling.py", "mute.py") as bots:
+            result = await run_match(bots, settings(hands=10, hello_timeout=0.5, fault_limit=3))
+        assert result.hands_played == 10
+        mute = faults_of(result, 2)
+        assert [fault.reason for fault in mute] == ["TIMEOUT"] * 3 + ["SAT_OUT"]
+        assert all("no Hello within 0.5 s" in fault.detail for fault in mute[:3])
+        assert result.sat_out[2]
+        assert_conserved(result)
+
+    async def test_the_default_hello_wait_is_short(self):
+        """A silent bot stalls its table for at most a couple of seconds per try."""
+        assert MatchSettings(config=GameConfig()).hello_timeout <= 2.0
+
+    async def test_garbage_bytes_are_malformed_and_cut_the_stream(self, launch):
+        """Bytes that are not a BotMessage: MALFORMED (the fault table's code), stream cut,
+        the bot reconnected at the next hand, where it does it again."""
+        async with launch("calling.py", ("raw_bytes.py", "action")) as bots:
+            result = await run_match(bots, settings(hands=10))
+        assert result.hands_played == 10
+        garbage = faults_of(result, 1)
+        assert garbage and {fault.reason for fault in garbage} == {"MALFORMED"}
+        assert all("not a BotMessage" in fault.detail for fault in garbage)
+        assert len({fault.hand_number for fault in garbage}) >= 2
+        assert_conserved(result)
+
+    async def test_garbage_bytes_for_a_hello_are_malformed(self, launch):
+        """The first message is not a BotMessage: MALFORMED, the seat sits out."""
+        async with launch("calling.py", "calling.py", ("raw_bytes.py", "hello")) as bots:
+            result = await run_match(bots, settings(hands=4, reconnect=False))
+        (fault,) = faults_of(result, 2)
+        assert (fault.reason, fault.hand_number) == ("MALFORMED", 0)
+        assert "not a BotMessage" in fault.detail
+        assert result.sat_out[2]
+
+    async def test_an_unknown_protocol_version_is_refused(self, launch):
+        """Hello with protocol_version 999: a MALFORMED fault naming both versions; out."""
+        async with launch("calling.py", "calling.py", "version.py") as bots:
+            result = await run_match(bots, settings(hands=4, reconnect=False))
+        (fault,) = faults_of(result, 2)
+        assert fault.reason == "MALFORMED"
+        assert "protocol_version 999" in fault.detail and "speaks 1" in fault.detail
+        assert result.sat_out[2]
+        assert result.hellos[2] is None
+        assert all(payoffs[2] == 0 for payoffs in result.payoffs)
+
+
+class TestHowABotDied:
+    async def test_a_cpu_limit_kill_names_the_signal(self, launch):
+        """A bot spinning at its first decision is stopped by its CPU limit: the fault
+        says SIGXCPU, not just that the socket closed."""
+        if shutil.which("prlimit") is None:
+            pytest.skip("prlimit is not installed")
+        async with launch("calling.py", "spin.py", cpu_seconds=2, max_restarts=0) as bots:
+            result = await run_match(bots, settings(hands=2, action_timeout=30.0))
+        (first, *_) = faults_of(result, 1)
+        assert first.reason == "DISCONNECTED"
+        assert "was killed by signal SIGXCPU" in first.detail, first.detail

@@ -1,0 +1,94 @@
+"""The start of every Play stream: connect, MatchStart out, one Hello back in time.
+
+Connecting (which may restart a launched bot) has the driver's own time limits;
+``hello_timeout`` bounds only the wait from MatchStart to the Hello, so a bot that
+connects and never speaks costs its table that long, not the start-up timeout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import trio
+
+from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
+from arena.dealer._settings import MatchSettings
+from arena.protocol import PROTOCOL_VERSION, config_to_message, pb
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """A stream that said a good Hello (``connection`` and ``hello`` set), or why not.
+
+    ``reason`` is the FaultReason: DISCONNECTED when the bot could not be reached or
+    its stream broke (not counted against it), else a fault the bot committed.
+    """
+
+    connection: SeatConnection | None = None
+    hello: pb.Hello | None = None
+    reason: int = pb.FAULT_REASON_UNSPECIFIED
+    detail: str = ""
+
+
+def match_start(settings: MatchSettings, seat: int, names: Sequence[str]) -> pb.DealerMessage:
+    """The MatchStart for ``seat`` at a table whose seats are named ``names``."""
+    s = settings
+    return pb.DealerMessage(
+        match_start=pb.MatchStart(
+            match_id=s.match_id,
+            table_id=s.table_id,
+            seat=seat,
+            players=[pb.Player(seat=index, name=name) for index, name in enumerate(names)],
+            config=config_to_message(s.config),
+            clock=pb.ClockSettings(
+                action_timeout_ms=int(s.action_timeout * 1000),
+                time_bank_ms=int(s.time_bank * 1000),
+            ),
+            hands=s.hands,
+            starting_stack=s.starting_stack,
+            protocol_version=PROTOCOL_VERSION,
+        )
+    )
+
+
+def check_hello(reply: pb.BotMessage) -> tuple[int, str]:
+    """``(FAULT_REASON_UNSPECIFIED, "")`` for a Hello this dealer accepts, else the fault.
+
+    ``protocol_version`` must be this file's major version; 0 (not set) is taken as it.
+    """
+    kind = reply.WhichOneof("kind")
+    if kind != "hello":
+        return pb.MALFORMED, f"first message was {kind!r}, not hello"
+    version = reply.hello.protocol_version
+    if version not in (0, PROTOCOL_VERSION):
+        return pb.MALFORMED, (
+            f"Hello says protocol_version {version}; "
+            f"this dealer speaks {PROTOCOL_VERSION} (arena.v{PROTOCOL_VERSION})"
+        )
+    return pb.FAULT_REASON_UNSPECIFIED, ""
+
+
+async def open_stream(
+    driver: BotDriver, start: pb.DealerMessage, hello_timeout: float
+) -> Handshake:
+    """Connect to ``driver``, send ``start`` and wait up to ``hello_timeout`` for its Hello."""
+    try:
+        connection = await driver.connect()
+    except SeatBrokenError as error:
+        return Handshake(reason=pb.DISCONNECTED, detail=f"could not start: {error}")
+    reason, detail = pb.TIMEOUT, f"no Hello within {hello_timeout:g} s"
+    with trio.move_on_after(hello_timeout):
+        try:
+            await connection.send(start)
+            reply = await connection.receive()
+        except MalformedStreamError as error:
+            reason, detail = pb.MALFORMED, f"instead of a Hello: {error}"
+        except SeatBrokenError as error:
+            reason, detail = pb.DISCONNECTED, f"no Hello: {error}"
+        else:
+            reason, detail = check_hello(reply)
+            if reason == pb.FAULT_REASON_UNSPECIFIED:
+                return Handshake(connection, reply.hello)
+    await connection.aclose()
+    return Handshake(reason=reason, detail=detail)

@@ -1,0 +1,94 @@
+"""A match's settings and what it yields: the records every caller of the dealer reads.
+
+Kept apart from the match runner so that recorders, the tournament and the command line
+can name them without the runner's machinery.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from arena.engine import GameConfig
+
+
+class OnFaultLimit(StrEnum):
+    """What R25 does to a seat past its fault limit or after it breaks."""
+
+    SIT_OUT = "sit_out"
+    FORFEIT = "forfeit"
+
+
+HELLO_TIMEOUT = 2.0
+"""Default seconds from MatchStart to the bot's Hello: a bot that connects and says
+nothing stalls its table this long per try (and gets a TIMEOUT fault for it)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchSettings:
+    """One match's settings; times in seconds.
+
+    ``seed`` None draws one from the CSPRNG (see :func:`with_seed` to draw it before the
+    match, so that it can be recorded first). ``hello_timeout`` bounds the wait for the
+    Hello after MatchStart (not the bot's start-up or restart, which have their own).
+    """
+
+    config: GameConfig
+    hands: int = 100
+    starting_stack: int = 200
+    seed: int | None = None
+    duplicate: bool = False
+    action_timeout: float = 1.0
+    time_bank: float = 0.0
+    hello_timeout: float = HELLO_TIMEOUT
+    fault_limit: int = 0
+    on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT
+    reconnect: bool = True
+    match_id: str = "match"
+    table_id: str = "table-1"
+
+
+def with_seed(settings: MatchSettings) -> MatchSettings:
+    """``settings`` with a seed: its own, or one drawn now from the CSPRNG (63 bits).
+
+    Callers that record a match draw the seed with this before the first hand, so an
+    interrupted match can still be replayed.
+    """
+    if settings.seed is not None:
+        return settings
+    return replace(settings, seed=secrets.randbits(63))
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    """One fault: which seat, in which hand, why (a FaultReason name), what was applied."""
+
+    hand_number: int
+    seat: int
+    reason: str
+    detail: str
+    applied: str
+    decision_id: str = ""
+
+
+@dataclass
+class MatchResult:
+    """Chips won per seat (and per hand, for error bars), faults, and how it ended.
+
+    ``stale_actions`` counts, per seat, the messages dropped because they answered an
+    earlier decision (a late or repeated answer) or were an extra Hello: not faults.
+    """
+
+    match_id: str
+    names: list[str]
+    seed: int
+    hands_played: int = 0
+    chips_won: list[int] = field(default_factory=list)
+    payoffs: list[list[int]] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    sat_out: list[bool] = field(default_factory=list)
+    hellos: list[dict[str, object] | None] = field(default_factory=list)
+    forfeited: list[bool] = field(default_factory=list)
+    stale_actions: list[int] = field(default_factory=list)
+    reason: str = "completed"
