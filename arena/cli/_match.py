@@ -16,6 +16,7 @@ from rich.table import Table as RichTable
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
 from arena.cli._errors import user_errors
 from arena.dealer import (
+    HELLO_TIMEOUT,
     BotDriver,
     BotStartError,
     LocalBot,
@@ -23,6 +24,7 @@ from arena.dealer import (
     OnFaultLimit,
     policy_driver,
     run_match,
+    with_seed,
 )
 from arena.dealer._records import MatchRecorder
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structure
@@ -214,6 +216,13 @@ def build_config(
     help="Seconds for a launched bot to become healthy.",
 )
 @click.option(
+    "--hello-timeout",
+    type=SECONDS,
+    default=HELLO_TIMEOUT,
+    show_default=True,
+    help="Seconds from MatchStart to the bot's Hello; a bot that misses it gets a TIMEOUT fault.",
+)
+@click.option(
     "--memory-limit-mb",
     type=click.IntRange(1),
     default=None,
@@ -251,6 +260,7 @@ def command(
     fault_limit: int,
     on_fault_limit: str,
     startup_timeout: float,
+    hello_timeout: float,
     memory_limit_mb: int | None,
     cpu_seconds: int | None,
     no_plugins: bool,
@@ -270,17 +280,21 @@ def command(
     except _bounds.BoundError as error:
         raise click.BadParameter(str(error), param_hint="'--stack'") from None
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
-    settings = MatchSettings(
-        config=config,
-        hands=hands,
-        starting_stack=stack,
-        seed=seed,
-        duplicate=duplicate,
-        action_timeout=action_timeout,
-        time_bank=time_bank,
-        fault_limit=fault_limit,
-        on_fault_limit=OnFaultLimit(on_fault_limit),
-        match_id=match_id,
+    # the seed is drawn now, so that log.jsonl has it before the first hand
+    settings = with_seed(
+        MatchSettings(
+            config=config,
+            hands=hands,
+            starting_stack=stack,
+            seed=seed,
+            duplicate=duplicate,
+            action_timeout=action_timeout,
+            time_bank=time_bank,
+            fault_limit=fault_limit,
+            on_fault_limit=OnFaultLimit(on_fault_limit),
+            hello_timeout=hello_timeout,
+            match_id=match_id,
+        )
     )
     folder = out_dir / match_id
     try:
