@@ -123,6 +123,14 @@ def play_tournament(
         pm.hook.arena_tournament_finished(name=config.name, standings=list(overall.rows))
         console.print(
             f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database}"
+            + (
+                f"; {progress.not_started} not started (a bot did not start): "
+                f"`arena tournament resume {config.source}` tries again"
+                if progress.not_started
+                else ""
+            ),
+            markup=False,
+            highlight=False,
         )
         return overall
 

@@ -15,6 +15,7 @@ from arena.tournament._formats import build_schedule as build_schedule
 from arena.tournament._formats import schedule_statistics as schedule_statistics
 from arena.tournament._runner import Progress as Progress
 from arena.tournament._runner import run_tournament as run_tournament
+from arena.tournament._schema import NOT_STARTED as NOT_STARTED
 from arena.tournament._schema import AlreadyRecorded as AlreadyRecorded
 from arena.tournament._schema import StoreError as StoreError
 from arena.tournament._standings import Standing as Standing
@@ -25,6 +26,7 @@ from arena.tournament._store import Store as Store
 from arena.tournament._store import seat_results as seat_results
 
 __all__ = [
+    "NOT_STARTED",
     "AlreadyRecorded",
     "BotEntry",
     "Format",

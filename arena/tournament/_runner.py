@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -25,6 +26,7 @@ from arena.tournament._config import BotEntry, TournamentConfig, TournamentConfi
 from arena.tournament._errors import TournamentError, expected_error
 from arena.tournament._formats import ScheduledMatch, build_schedule
 from arena.tournament._lock import hold_tournament
+from arena.tournament._not_started import error_tail, record_not_started, start_note
 from arena.tournament._standings import game_type_of, match_results
 from arena.tournament._store import (
     AlreadyRecorded,
@@ -54,6 +56,8 @@ class Progress:
     done: int
     last_match: str = ""
     notes: list[str] = dataclasses.field(default_factory=list)
+    not_started: int = 0
+    """Matches recorded as forfeits because a bot could not start (resume retries them)."""
 
 
 DriverOpener = Callable[[BotEntry], AbstractAsyncContextManager[BotDriver]]
@@ -85,16 +89,21 @@ async def _open_bots(
     names: Sequence[str],
     stack: contextlib.AsyncExitStack,
     opener: DriverOpener | None,
-) -> dict[str, BotDriver]:
+) -> tuple[dict[str, BotDriver], dict[str, str]]:
+    """Start every bot; returns the drivers and, for each bot that did not start, why."""
     drivers: dict[str, BotDriver] = {}
+    failed: dict[str, str] = {}
     for name in names:
         entry = config.bot(name)
         try:
             manager = opener(entry) if opener is not None else default_driver(entry, config=config)
             drivers[name] = await stack.enter_async_context(manager)
-        except (BotStartError, LookupError) as error:  # LookupError: no driver for its kind
-            raise TournamentError(f"bot {name!r} did not start: {error}") from None
-    return drivers
+        except BaseException as error:  # LookupError: no driver for its kind
+            cause = expected_error(error, (BotStartError, LookupError))
+            if cause is None:
+                raise
+            failed[name] = error_tail(cause)
+    return drivers, failed
 
 
 def _schedule_rows(schedule: Sequence[ScheduledMatch]) -> list[dict[str, Any]]:
@@ -185,8 +194,11 @@ async def _run_locked(
         config, tournament_id, notes = prepare(config, store, resume=resume)
     except TournamentConfigError as error:
         raise TournamentError(str(error)) from None
-    pending = store.pending_matches(tournament_id)
-    total = len(store.schedule(tournament_id))
+    retry = {match.key for match in store.not_started_matches(tournament_id)}
+    waiting = retry | {match.key for match in store.pending_matches(tournament_id)}
+    schedule = store.schedule(tournament_id)
+    pending = [match for match in schedule if match.key in waiting]  # schedule order
+    total = len(schedule)
     progress = Progress(tournament_id, total, total - len(pending), notes=notes)
     if on_progress is not None:
         on_progress(progress)
@@ -195,7 +207,13 @@ async def _run_locked(
     record_lock = trio.Lock()
     needed = sorted({name for match in pending for name in match.seats})
     async with contextlib.AsyncExitStack() as stack:
-        drivers = await _open_bots(config, needed, stack, open_driver)
+        drivers, failed = await _open_bots(config, needed, stack, open_driver)
+        if failed:  # record their matches as forfeits, play the rest
+            pending = await _forfeit_unstarted(
+                store, tournament_id, config, pending, failed, retry, progress, game_type
+            )
+            if on_progress is not None:
+                on_progress(progress)
         per_bot = {name: trio.CapacityLimiter(config.max_tables_per_bot) for name in needed}
 
         async def play(match: Any) -> None:
@@ -229,8 +247,47 @@ async def _run_locked(
             if error is None:
                 raise
             raise error from None
-    store.finish_tournament(tournament_id)
+    if not progress.not_started:  # forfeits left: the tournament is not finished yet
+        store.finish_tournament(tournament_id)
     return progress
+
+
+async def _forfeit_unstarted(
+    store: Store,
+    tournament_id: int,
+    config: TournamentConfig,
+    pending: list[Any],
+    failed: dict[str, str],
+    already: set[str],
+    progress: Progress,
+    game_type: str,
+) -> list[Any]:
+    """Record each match with a bot that did not start as a forfeit; return the playable rest."""
+    playable, counts = [], dict.fromkeys(failed, 0)
+    for match in pending:
+        missing = {name: failed[name] for name in match.seats if name in failed}
+        if not missing:
+            playable.append(match)
+            continue
+        for name in missing:
+            counts[name] += 1
+        progress.not_started += 1
+        if match.key not in already:  # a forfeit recorded by an earlier run stands as it is
+            await trio.to_thread.run_sync(
+                functools.partial(
+                    record_not_started,
+                    store,
+                    tournament_id,
+                    config,
+                    match,
+                    missing,
+                    game_type=game_type,
+                )
+            )
+        progress.done += 1
+    for name, tail in failed.items():
+        progress.notes.append(start_note(name, tail, counts[name], config.source))
+    return playable
 
 
 async def _play_one(

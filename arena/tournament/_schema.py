@@ -190,6 +190,15 @@ def _statements(script: str) -> list[str]:
     return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
 
 
+NOT_STARTED = "not started"
+"""``matches.reason`` of a match not played because a bot in it could not start.
+
+The bot forfeits it (its seat is ``forfeited``, 0 hands), which the standings count as
+a loss, like a bot absent at the end of a cut-short match. It is a placeholder, not a
+result: a resumed tournament tries the bot again, and a played result replaces it in
+one transaction (:meth:`Store.record_match`). Nothing else ever replaces a record.
+"""
+
 # --- errors -----------------------------------------------------------------------
 
 

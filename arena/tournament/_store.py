@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from arena.tournament._schema import (
+    NOT_STARTED,
     AlreadyRecorded,
     BotFaults,
     MatchRow,
@@ -321,13 +322,24 @@ class Store:
         """Schedule rows with no recorded result yet, in schedule order."""
         return self._scheduled(tournament_id, pending_only=True)
 
-    def _scheduled(self, tournament_id: int, *, pending_only: bool) -> list[ScheduledRow]:
+    def not_started_matches(self, tournament_id: int) -> list[ScheduledRow]:
+        """Schedule rows recorded as :data:`NOT_STARTED` forfeits, which resume plays."""
+        return self._scheduled(tournament_id, pending_only=False, not_started=True)
+
+    def _scheduled(
+        self, tournament_id: int, *, pending_only: bool, not_started: bool = False
+    ) -> list[ScheduledRow]:
         where = (
             " AND NOT EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = s.tournament_id "
             "AND m.match_key = s.match_key)"
             if pending_only
             else ""
         )
+        if not_started:
+            where += (
+                " AND EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = s.tournament_id "
+                f"AND m.match_key = s.match_key AND m.reason = '{NOT_STARTED}')"
+            )
         with self._read() as db:
             rows = db.execute(
                 "SELECT id, tournament_id, position, match_key, round, seats_json, hands, seed, "
@@ -377,7 +389,10 @@ class Store:
         new match id.
 
         Raises :class:`AlreadyRecorded` (nothing written) when the key already has a
-        result: a match is never counted twice. Raises :class:`UnknownMatch` when the key
+        result: a match is never counted twice. The one exception is a
+        :data:`NOT_STARTED` forfeit, a placeholder for a match a bot could not start:
+        a played result (any other reason) replaces it, its rows deleted in the same
+        transaction. Raises :class:`UnknownMatch` when the key
         is not in the tournament's schedule, and :class:`StoreError` when a row breaks a
         constraint (e.g. a NaN rating or two results for one seat).
         """
@@ -385,9 +400,12 @@ class Store:
         updates = [RatingUpdate(*update) for update in rating_updates]
         with self._write() as db:
             existing = db.execute(
-                "SELECT id FROM matches WHERE tournament_id = ? AND match_key = ?",
+                "SELECT id, reason FROM matches WHERE tournament_id = ? AND match_key = ?",
                 (tournament_id, match_key),
             ).fetchone()
+            if existing and existing[1] == NOT_STARTED != result_summary.get("reason"):
+                _delete_match(db, int(existing[0]))
+                existing = None
             if existing:
                 raise AlreadyRecorded(
                     f"{self.path}: match {match_key!r} of tournament {tournament_id} "
@@ -612,6 +630,13 @@ class Store:
             )
             for name, matches, hands, n_faults, sat_out, forfeited in totals
         }
+
+
+def _delete_match(db: sqlite3.Connection, match_id: int) -> None:
+    """Remove one match and everything that refers to it (inside the caller's transaction)."""
+    for table in ("faults", "ratings", "seat_results"):
+        db.execute(f"DELETE FROM {table} WHERE match_id = ?", (match_id,))
+    db.execute("DELETE FROM matches WHERE id = ?", (match_id,))
 
 
 def _why(error: Exception) -> str:

@@ -439,6 +439,9 @@ def test_a_plugin_kind_plays_in_a_tournament_file(example_site: Path, tmp_path: 
     assert "1/1 matches" in result.output
     without = tmp_path / "u.toml"
     without.write_text(path.read_text().replace('name = "p"', 'name = "q"'))
+    # without its plugin the bot cannot start: it forfeits (issue 7), the note says why
     refused = CliRunner().invoke(cli, ["tournament", "run", str(without), "--no-plugins"])
-    assert 1 == refused.exit_code
-    assert "no plugin drives bots of kind 'example'" in refused.output
+    assert 0 == refused.exit_code, refused.output
+    words = " ".join(refused.output.split())  # the console wraps at 80 columns
+    assert "no plugin drives bots of kind 'example'" in words
+    assert "1 not started" in words
