@@ -6,9 +6,16 @@ chips (:class:`MatchChips`) for win rates; :class:`Sprt` and :class:`ChipSprt` t
 running match when it may stop. Every figure comes with its 95% interval.
 """
 
+from arena.ratings._bounds import MAX_K_FACTOR as MAX_K_FACTOR
+from arena.ratings._bounds import MAX_PRIOR_GAMES as MAX_PRIOR_GAMES
+from arena.ratings._bounds import RATING_LIMIT as RATING_LIMIT
+from arena.ratings._bounds import check_k_factor as check_k_factor
+from arena.ratings._bounds import check_prior_games as check_prior_games
+from arena.ratings._bounds import check_rating_setting as check_rating_setting
 from arena.ratings._elo import EloSystem as EloSystem
 from arena.ratings._fit import ELO_PER_NEPER as ELO_PER_NEPER
 from arena.ratings._fit import Rating as Rating
+from arena.ratings._fit import fit_matrix as fit_matrix
 from arena.ratings._fit import fit_ratings as fit_ratings
 from arena.ratings._los import chip_los_matrix as chip_los_matrix
 from arena.ratings._los import los as los
@@ -24,6 +31,7 @@ from arena.ratings._sprt import SprtStatus as SprtStatus
 from arena.ratings._systems import BatchFit as BatchFit
 from arena.ratings._systems import IncrementalElo as IncrementalElo
 from arena.ratings._systems import builtin_rating_systems as builtin_rating_systems
+from arena.ratings._units import UnitTable as UnitTable
 from arena.ratings._winrates import MatchChips as MatchChips
 from arena.ratings._winrates import bot_win_rates as bot_win_rates
 from arena.ratings._winrates import pair_units as pair_units
@@ -32,6 +40,9 @@ from arena.ratings._winrates import pair_win_rates as pair_win_rates
 __all__ = [
     "ELO_PER_NEPER",
     "MARGIN_SCALE_MBB",
+    "MAX_K_FACTOR",
+    "MAX_PRIOR_GAMES",
+    "RATING_LIMIT",
     "BatchFit",
     "ChipSprt",
     "EloSystem",
@@ -41,9 +52,14 @@ __all__ = [
     "Rating",
     "Sprt",
     "SprtStatus",
+    "UnitTable",
     "bot_win_rates",
     "builtin_rating_systems",
+    "check_k_factor",
+    "check_prior_games",
+    "check_rating_setting",
     "chip_los_matrix",
+    "fit_matrix",
     "fit_ratings",
     "los",
     "los_from_chips",

@@ -20,9 +20,14 @@ With an ``anchor`` that bot is fixed at ``anchor_rating`` and the others' interv
 relative to it (the anchor's own interval is the point); without one the mean rating is
 fixed at ``anchor_rating`` and the intervals are relative to the mean.
 
-Order independence. Results are summed per pair with :func:`math.fsum` (exact, whatever
-the order) and bots are processed in name order, so the output depends only on the
-multiset of results.
+Order independence. :func:`fit_ratings` sums results per pair with :func:`math.fsum` (exact,
+whatever the order) and bots are processed in name order, so the output depends only on
+the multiset of results. :func:`fit_matrix` takes the per-pair sums already made (the
+standings make them with numpy from every duplicate block of every match).
+
+Speed and range. The Newton steps run on dense numpy matrices (200 bots: milliseconds),
+and every exponential is taken of a non-positive number, so no setting or result can
+overflow it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
+from arena.ratings._bounds import check_prior_games, check_rating_setting
 from arena.ratings._linalg import inverse_spd, solve_spd
 from arena.ratings._pairwise import PairResult
 
@@ -39,6 +48,8 @@ ELO_PER_NEPER = 400.0 / math.log(10.0)
 _Z95 = 1.959963984540054
 _MAX_ITERATIONS = 200
 _TOLERANCE = 1e-12
+
+Array = NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,103 +71,139 @@ class Rating:
         return f"{self.elo:.0f} ± {self.ci95:.0f} Elo ({self.games:g} games)"
 
 
-@dataclass(frozen=True, slots=True)
-class _Pair:
-    i: int
-    j: int
-    score_i: float  # summed weighted score of i against j
-    games: float  # summed weight
+def _sigmoid(x: Array) -> Array:
+    """``1 / (1 + exp(-x))`` with the exponent never positive (no overflow)."""
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0.0, 1.0 / (1.0 + z), z / (1.0 + z))
 
 
-def _log_sigmoid(x: float) -> float:
-    if x >= 0.0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
+def _log_sigmoid(x: Array) -> Array:
+    return -np.logaddexp(0.0, -x)
 
 
-def _sigmoid(x: float) -> float:
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+def _log_likelihood(theta: Array, scores: Array) -> float:
+    # sum over ordered pairs of S_ij ln E_ij; the diagonal of ``scores`` is 0
+    return float(np.sum(scores * _log_sigmoid(theta[:, None] - theta[None, :])))
 
 
-def _aggregate(
-    results: Sequence[PairResult], prior_games: float
-) -> tuple[list[str], list[_Pair], dict[str, float]]:
+def _gradient_and_information(theta: Array, scores: Array, played: Array) -> tuple[Array, Array]:
+    """The gradient of the log-likelihood and its negative Hessian (a graph Laplacian)."""
+    expected = _sigmoid(theta[:, None] - theta[None, :])
+    grad = np.sum(scores - played * expected, axis=1)
+    h = played * expected * (1.0 - expected)
+    info = np.diag(np.sum(h, axis=1)) - h
+    return grad, info
+
+
+def _maximise(scores: Array, played: Array, reference: int) -> Array:
+    """Newton's method with step halving, with bot ``reference`` held at 0 (natural units)."""
+    n = scores.shape[0]
+    free = np.array([k for k in range(n) if k != reference], dtype=np.intp)
+    theta = np.zeros(n)
+    current = _log_likelihood(theta, scores)
+    for _ in range(_MAX_ITERATIONS):
+        grad, info = _gradient_and_information(theta, scores, played)
+        step = solve_spd(info[np.ix_(free, free)], grad[free])
+        t = 1.0
+        while True:
+            trial = theta.copy()
+            trial[free] += t * step
+            value = _log_likelihood(trial, scores)
+            if value >= current or t < 1e-6:
+                break
+            t /= 2.0
+        theta, current = trial, value
+        if float(np.max(np.abs(t * step), initial=0.0)) < _TOLERANCE:
+            break
+    return theta
+
+
+def fit_matrix(
+    names: Sequence[str],
+    scores: Array,
+    played: Array,
+    *,
+    anchor: str | None = None,
+    anchor_rating: float = 1500.0,
+    prior_games: float = 2.0,
+) -> dict[str, Rating]:
+    """Fit the ratings of ``names`` from per-pair sums, with 95% intervals.
+
+    ``scores[i, j]`` is the summed weighted score of bot ``i`` against bot ``j`` and
+    ``played[i, j] == played[j, i]`` their summed weight, so ``scores + scores.T ==
+    played``; the diagonals are 0. This is :func:`fit_ratings` after its aggregation step:
+    the prior, the anchor and the intervals are the same, and so is the output.
+    """
+    prior_games = _checked(check_prior_games, "prior_games", prior_games)
+    anchor_rating = _checked(check_rating_setting, "anchor_rating", anchor_rating)
+    n = len(names)
+    if anchor is not None and anchor not in names:
+        raise ValueError(f"the anchor {anchor!r} has no results")
+    if n == 0:
+        return {}
+    scores = np.array(scores, dtype=np.float64)
+    played = np.array(played, dtype=np.float64)
+    if scores.shape != (n, n) or played.shape != (n, n):
+        raise ValueError(f"scores and played must be {n} x {n} matrices")
+    games = np.sum(played, axis=1)
+    if n > 1:
+        virtual = prior_games / (n - 1)
+        off = 1.0 - np.eye(n)
+        scores = scores + 0.5 * virtual * off
+        played = played + virtual * off
+    reference = list(names).index(anchor) if anchor is not None else 0
+    theta = _maximise(scores, played, reference)
+    _, info = _gradient_and_information(theta, scores, played)
+    if anchor is not None:
+        free = np.array([k for k in range(n) if k != reference], dtype=np.intp)
+        variance = np.zeros(n)
+        if len(free):
+            variance[free] = np.diag(inverse_spd(info[np.ix_(free, free)]))
+        centre = theta[reference]
+    else:
+        # The Laplacian's null space is the constant vector, so its pseudo-inverse -- the
+        # covariance of the ratings about their mean -- is inv(L + J/n) - J/n.
+        variance = np.diag(inverse_spd(info + 1.0 / n)) - 1.0 / n
+        centre = float(np.mean(theta))
+    elo = anchor_rating + ELO_PER_NEPER * (theta - centre)
+    half = _Z95 * ELO_PER_NEPER * np.sqrt(np.maximum(variance, 0.0))
+    ratings = []
+    for k, name in enumerate(names):
+        value, width = float(elo[k]), float(half[k])
+        if k == reference and anchor is not None:
+            value, width = anchor_rating, 0.0
+        ratings.append(Rating(name, value, value - width, value + width, float(games[k])))
+    ratings.sort(key=lambda r: (-r.elo, r.name))
+    return {r.name: r for r in ratings}
+
+
+def _checked(check, key: str, value: float) -> float:
+    try:
+        return check(value)
+    except ValueError as error:
+        raise ValueError(f"{key} {error}") from None
+
+
+def _aggregate(results: Sequence[PairResult]) -> tuple[list[str], Array, Array]:
+    """Per-pair sums of the results, exact (``math.fsum``) whatever their order."""
     names = sorted({r.a for r in results} | {r.b for r in results})
     index = {name: k for k, name in enumerate(names)}
     scores: dict[tuple[int, int], list[float]] = {}
     weights: dict[tuple[int, int], list[float]] = {}
-    games: dict[str, list[float]] = {name: [] for name in names}
     for r in results:
         i, j, score = index[r.a], index[r.b], r.score
         if i > j:
             i, j, score = j, i, 1.0 - score
         scores.setdefault((i, j), []).append(score * r.weight)
         weights.setdefault((i, j), []).append(r.weight)
-        games[r.a].append(r.weight)
-        games[r.b].append(r.weight)
     n = len(names)
-    virtual = prior_games / (n - 1) if n > 1 else 0.0
-    pairs = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            score = math.fsum(scores.get((i, j), [])) + 0.5 * virtual
-            played = math.fsum(weights.get((i, j), [])) + virtual
-            pairs.append(_Pair(i, j, score, played))
-    return names, pairs, {name: math.fsum(w) for name, w in games.items()}
-
-
-def _log_likelihood(theta: Sequence[float], pairs: Sequence[_Pair]) -> float:
-    return math.fsum(
-        p.score_i * _log_sigmoid(theta[p.i] - theta[p.j])
-        + (p.games - p.score_i) * _log_sigmoid(theta[p.j] - theta[p.i])
-        for p in pairs
-    )
-
-
-def _gradient_and_information(
-    theta: Sequence[float], pairs: Sequence[_Pair]
-) -> tuple[list[float], list[list[float]]]:
-    """The gradient of the log-likelihood and its negative Hessian (a graph Laplacian)."""
-    n = len(theta)
-    grad = [0.0] * n
-    info = [[0.0] * n for _ in range(n)]
-    for p in pairs:
-        expected = _sigmoid(theta[p.i] - theta[p.j])
-        g = p.score_i - p.games * expected
-        h = p.games * expected * (1.0 - expected)
-        grad[p.i] += g
-        grad[p.j] -= g
-        info[p.i][p.i] += h
-        info[p.j][p.j] += h
-        info[p.i][p.j] -= h
-        info[p.j][p.i] -= h
-    return grad, info
-
-
-def _maximise(n: int, pairs: Sequence[_Pair], reference: int) -> list[float]:
-    """Newton's method with step halving, with bot ``reference`` held at 0 (natural units)."""
-    free = [k for k in range(n) if k != reference]
-    theta = [0.0] * n
-    current = _log_likelihood(theta, pairs)
-    for _ in range(_MAX_ITERATIONS):
-        grad, info = _gradient_and_information(theta, pairs)
-        step = solve_spd([[info[i][j] for j in free] for i in free], [grad[i] for i in free])
-        t = 1.0
-        while True:
-            trial = list(theta)
-            for k, s in zip(free, step, strict=True):
-                trial[k] += t * s
-            value = _log_likelihood(trial, pairs)
-            if value >= current or t < 1e-6:
-                break
-            t /= 2.0
-        theta, current = trial, value
-        if max((abs(t * s) for s in step), default=0.0) < _TOLERANCE:
-            break
-    return theta
+    score_matrix = np.zeros((n, n))
+    played = np.zeros((n, n))
+    for (i, j), parts in scores.items():
+        won, total = math.fsum(parts), math.fsum(weights[(i, j)])
+        score_matrix[i, j], score_matrix[j, i] = won, total - won
+        played[i, j] = played[j, i] = total
+    return names, score_matrix, played
 
 
 def fit_ratings(
@@ -172,41 +219,16 @@ def fit_ratings(
     that bot is rated exactly ``anchor_rating``; without it the mean rating is
     ``anchor_rating``. ``prior_games`` (positive) is the number of virtual draws each bot
     plays. Returns the ratings best first (ties by name); no results give ``{}``.
-    Raises ``ValueError`` if the anchor has no results or ``prior_games`` is not positive.
+    Raises ``ValueError`` if the anchor has no results, or ``prior_games`` or
+    ``anchor_rating`` is outside its bounds (:mod:`arena.ratings._bounds`).
     """
-    if not (prior_games > 0.0 and math.isfinite(prior_games)):
-        raise ValueError(f"prior_games is a positive number of virtual draws, got {prior_games}")
+    _checked(check_prior_games, "prior_games", prior_games)
+    _checked(check_rating_setting, "anchor_rating", anchor_rating)
     if not results:
         if anchor is not None:
             raise ValueError(f"the anchor {anchor!r} has no results")
         return {}
-    names, pairs, games = _aggregate(results, prior_games)
-    if anchor is not None and anchor not in names:
-        raise ValueError(f"the anchor {anchor!r} has no results")
-    n = len(names)
-    reference = names.index(anchor) if anchor is not None else 0
-    theta = _maximise(n, pairs, reference)
-    _, info = _gradient_and_information(theta, pairs)
-    if anchor is not None:
-        free = [k for k in range(n) if k != reference]
-        reduced = inverse_spd([[info[i][j] for j in free] for i in free])
-        variance = [0.0] * n
-        for a, k in enumerate(free):
-            variance[k] = reduced[a][a]
-        centre = theta[reference]
-    else:
-        # The Laplacian's null space is the constant vector, so its pseudo-inverse -- the
-        # covariance of the ratings about their mean -- is inv(L + J/n) - J/n.
-        shifted = [[info[i][j] + 1.0 / n for j in range(n)] for i in range(n)]
-        inverse = inverse_spd(shifted)
-        variance = [inverse[k][k] - 1.0 / n for k in range(n)]
-        centre = math.fsum(theta) / n
-    ratings = []
-    for k, name in enumerate(names):
-        elo = anchor_rating + ELO_PER_NEPER * (theta[k] - centre)
-        half = _Z95 * ELO_PER_NEPER * math.sqrt(max(variance[k], 0.0))
-        if k == reference and anchor is not None:
-            elo, half = anchor_rating, 0.0
-        ratings.append(Rating(name, elo, elo - half, elo + half, games[name]))
-    ratings.sort(key=lambda r: (-r.elo, r.name))
-    return {r.name: r for r in ratings}
+    names, scores, played = _aggregate(results)
+    return fit_matrix(
+        names, scores, played, anchor=anchor, anchor_rating=anchor_rating, prior_games=prior_games
+    )

@@ -7,7 +7,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from arena.ratings._pairwise import PairResult
-from arena.ratings._winrates import MatchChips, pair_units
+from arena.ratings._units import UnitTable
+from arena.ratings._winrates import MatchChips
 
 
 def los(wins: float, losses: float) -> float:
@@ -58,5 +59,8 @@ def los_from_chips(samples: Sequence[float]) -> float:
 
 
 def chip_los_matrix(matches: Iterable[MatchChips]) -> dict[tuple[str, str], float]:
-    """LOS of ``a`` over ``b`` from their per-unit chip results (see ``pair_units``), every ordered pair."""
-    return {pair: los_from_chips(values) for pair, values in pair_units(matches).items()}
+    """LOS of ``a`` over ``b`` from their per-unit chip results (see ``pair_units``), every ordered pair.
+
+    The same as :func:`los_from_chips` of each pair's units, computed with numpy.
+    """
+    return UnitTable.from_matches(matches).los_matrix()

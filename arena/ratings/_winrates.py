@@ -6,7 +6,8 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.stats import WinRate, win_rate
+from arena.ratings._units import UnitTable
+from arena.stats import WinRate
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,26 +41,12 @@ class MatchChips:
         return chips * 1000.0 / self.big_blind / self.hands_per_unit
 
 
-def _pooled(units_by_match: list[tuple[MatchChips, list[float]]]) -> WinRate:
-    """One win rate over units from several matches, each unit converted to mbb/hand first.
-
-    Units count equally whatever their size; with a single unit size and blind this is
-    exactly ``win_rate(chips, big_blind, hands_per_unit=...)``.
-    """
-    values = [match.mbb_per_hand(x) for match, units in units_by_match for x in units]
-    hands = sum(match.hands_per_unit * len(units) for match, units in units_by_match)
-    # Values are already mbb/hand: a "big blind" of 1000 makes win_rate's scale 1.
-    rate = win_rate(values, 1000.0)
-    return WinRate(hands, rate.mbb_per_hand, rate.ci95)
-
-
 def bot_win_rates(matches: Iterable[MatchChips]) -> dict[str, WinRate]:
-    """Each bot's win rate in mbb/hand with its 95% interval, over all its units in ``matches``."""
-    units: dict[str, list[tuple[MatchChips, list[float]]]] = {}
-    for match in matches:
-        for bot, chips in match.bot_chips.items():
-            units.setdefault(bot, []).append((match, list(chips)))
-    return {bot: _pooled(rows) for bot, rows in sorted(units.items())}
+    """Each bot's win rate in mbb/hand with its 95% interval, over all its units in ``matches``.
+
+    Units count equally whatever their size (each converted to mbb/hand first).
+    """
+    return UnitTable.from_matches(matches).bot_win_rates()
 
 
 def _pair_rows(
@@ -93,4 +80,4 @@ def pair_win_rates(matches: Iterable[MatchChips]) -> dict[tuple[str, str], WinRa
     See :func:`pair_units` for a unit's pair result. Both ``(a, b)`` and ``(b, a)`` are
     present; their rates are negatives of each other with the same interval.
     """
-    return {pair: _pooled(rows) for pair, rows in sorted(_pair_rows(matches).items())}
+    return UnitTable.from_matches(matches).pair_win_rates()
