@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -153,6 +154,14 @@ class Store:
         except SchemaError as error:
             connection.close()
             raise StoreError(f"{name}: {error}") from None
+        except sqlite3.OperationalError as error:
+            connection.close()
+            if name != ":memory:" and not os.access(Path(name).resolve().parent, os.W_OK):
+                raise StoreError(
+                    f"{name}: cannot open: {_why(error)}; its folder is not writable "
+                    "(SQLite keeps its -wal and -shm files next to the database)"
+                ) from None
+            raise StoreError(f"{name}: not an arena database or corrupt: {_why(error)}") from None
         except (sqlite3.Error, UnicodeDecodeError) as error:
             # sqlite3 fails to decode some messages about garbage pages: corrupt as well
             connection.close()
