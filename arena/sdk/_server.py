@@ -1,12 +1,25 @@
-"""Serve a :class:`Bot` over gRPC: the Play streams and the standard health service."""
+"""Serve a :class:`Bot` over gRPC: the Play streams and the standard health service.
+
+A bot the arena launched must not outlive it, even when the arena is killed with
+SIGKILL while the bot is still starting (by then the bot has a new parent, so "my
+parent changed" cannot be seen by a watchdog that starts late). The arena says who it
+is in ``$ARENA_PARENT_PID`` and gives the bot a stdin pipe it never writes to; a
+watchdog thread stops the bot (SIGTERM to itself, which :func:`serve` turns into a
+clean stop) once that process is gone or that pipe reaches end-of-file.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
+import stat
+import threading
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -17,7 +30,12 @@ from arena.sdk._bot import Bot
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 """The arena sets this to where a launched bot must listen (``127.0.0.1:PORT`` or ``unix:PATH``)."""
 
+PARENT_PID_ENV = "ARENA_PARENT_PID"
+"""The pid of the arena that launched this bot (set by the arena's launcher)."""
+
 MAX_MESSAGE_BYTES = 1 << 20
+_WATCH_INTERVAL = 0.5
+_watchdog_started = False
 
 
 class _PlayServicer(pb_grpc.BotServicer):
@@ -36,7 +54,12 @@ class _PlayServicer(pb_grpc.BotServicer):
 
 
 async def serve(bot: Bot, address: str) -> None:
-    """Serve ``bot`` at ``address`` until cancelled or sent SIGTERM/SIGINT."""
+    """Serve ``bot`` at ``address`` until cancelled or sent SIGTERM/SIGINT.
+
+    Launched by the arena (``$ARENA_BOT_ADDRESS`` set), it also stops when the arena is
+    gone (see :func:`watch_the_arena`).
+    """
+    watch_the_arena()
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -55,22 +78,75 @@ async def serve(bot: Bot, address: str) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    watchdog = None
-    if os.environ.get(ADDRESS_ENV):  # launched by the arena: do not outlive it
-        watchdog = asyncio.create_task(_stop_when_orphaned(stop))
     await stop.wait()
-    if watchdog is not None:
-        watchdog.cancel()
     await server.stop(grace=0.5)
 
 
-async def _stop_when_orphaned(stop: asyncio.Event, interval: float = 1.0) -> None:
-    """Stop serving once the process that launched us is gone (e.g. killed with -9)."""
-    parent = os.getppid()
-    while not stop.is_set():
-        await asyncio.sleep(interval)
-        if os.getppid() != parent:
-            stop.set()
+def watch_the_arena() -> None:
+    """If the arena launched this process, stop it once the arena is gone; idempotent.
+
+    Signs, checked from daemon threads: the process ``$ARENA_PARENT_PID`` no longer runs,
+    or stdin (a pipe from the arena) reaches end-of-file. Without ``$ARENA_PARENT_PID``
+    (an older arena), a change of parent pid. The stop is SIGTERM to this process (a
+    clean shutdown once serving, the default exit before), then exit after 5 s.
+    """
+    global _watchdog_started
+    if _watchdog_started or not os.environ.get(ADDRESS_ENV):
+        return
+    _watchdog_started = True
+    text = os.environ.get(PARENT_PID_ENV, "")
+    arena = int(text) if text.isascii() and text.isdigit() and int(text) > 1 else None
+    first_parent = os.getppid()
+
+    def arena_gone() -> bool:
+        if arena is not None:
+            return not _running(arena)
+        return os.getppid() != first_parent
+
+    def poll() -> None:
+        while not arena_gone():
+            time.sleep(_WATCH_INTERVAL)
+        _stop_self()
+
+    threading.Thread(target=poll, name="arena-watchdog", daemon=True).start()
+    if arena is not None and _stdin_is_a_pipe():
+        threading.Thread(target=_wait_for_stdin_eof, name="arena-stdin", daemon=True).start()
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError, IndexError):
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    return True
+
+
+def _stdin_is_a_pipe() -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(0).st_mode)
+    except OSError:
+        return False
+
+
+def _wait_for_stdin_eof() -> None:
+    try:
+        while os.read(0, 4096):
+            pass  # the arena never writes; anything else is ignored
+    except OSError:
+        return  # stdin unusable: rely on the pid watch
+    _stop_self()
+
+
+def _stop_self() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5.0)
+    os._exit(1)  # SIGTERM was ignored or the shutdown hung
 
 
 def run(bot: Bot, argv: list[str] | None = None) -> None:
@@ -79,6 +155,7 @@ def run(bot: Bot, argv: list[str] | None = None) -> None:
     The address comes from ``--address``, else ``$ARENA_BOT_ADDRESS``, else
     ``127.0.0.1:50051``.
     """
+    watch_the_arena()  # first: the arena may die while this bot is still starting
     parser = argparse.ArgumentParser(description=f"arena bot {bot.name}")
     parser.add_argument("--address", default=os.environ.get(ADDRESS_ENV, "127.0.0.1:50051"))
     args = parser.parse_args(argv)

@@ -9,6 +9,7 @@
 //   npm ci && node bot.js --address 127.0.0.1:50051
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -161,6 +162,49 @@ function watch(call) {
   // the status never changes; the stream stays open until the client cancels
 }
 
+// --- not outliving the arena ---------------------------------------------------------------
+
+// Whether the process `pid` still runs (a zombie does not count).
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (error.code === 'ESRCH') return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch (error) {
+    return true; // no /proc here: trust kill(pid, 0)
+  }
+}
+
+// Launched by the arena ($ARENA_BOT_ADDRESS set): call stop() once the arena is gone, even
+// if it was killed while this bot was still starting. The arena puts its pid in
+// $ARENA_PARENT_PID and gives us a stdin pipe it never writes to: end-of-file means it died.
+function watchTheArena(stop) {
+  if (!process.env.ARENA_BOT_ADDRESS) return;
+  const arena = /^[0-9]+$/.test(process.env.ARENA_PARENT_PID || '')
+    ? Number(process.env.ARENA_PARENT_PID)
+    : 0;
+  const firstParent = process.ppid;
+  const gone = () => (arena > 1 ? !running(arena) : process.ppid !== firstParent);
+  setInterval(() => {
+    if (gone()) stop();
+  }, 500).unref();
+  let stdinIsPipe = false;
+  try {
+    stdinIsPipe = fs.fstatSync(0).isFIFO();
+  } catch (error) {
+    stdinIsPipe = false;
+  }
+  if (arena > 1 && stdinIsPipe) {
+    process.stdin.on('data', () => {}); // the arena never writes; ignore anything else
+    process.stdin.on('end', stop);
+    process.stdin.on('error', () => {});
+  }
+}
+
 // --- main --------------------------------------------------------------------------------
 
 function addressFromArgs(argv) {
@@ -172,8 +216,23 @@ function addressFromArgs(argv) {
 }
 
 function main() {
+  let server = null;
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    if (server === null) process.exit(0);
+    server.tryShutdown(() => process.exit(0));
+    setTimeout(() => {
+      server.forceShutdown();
+      process.exit(0);
+    }, 500).unref();
+  };
+  watchTheArena(stop); // first: the arena may already be gone
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   const address = addressFromArgs(process.argv.slice(2));
-  const server = new grpc.Server({
+  server = new grpc.Server({
     'grpc.max_receive_message_length': 1 << 20,
     'grpc.max_send_message_length': 1 << 20,
   });
@@ -186,22 +245,6 @@ function main() {
     }
     console.error(`${NAME} ${VERSION} listening on ${address}`);
   });
-  const stop = () => {
-    server.tryShutdown(() => process.exit(0));
-    setTimeout(() => {
-      server.forceShutdown();
-      process.exit(0);
-    }, 500).unref();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  if (process.env.ARENA_BOT_ADDRESS) {
-    // launched by the arena: stop once it is gone, so a killed arena leaves no orphans
-    const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) stop();
-    }, 1000).unref();
-  }
 }
 
 if (require.main === module) main();

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,3 +157,104 @@ def test_node_bot_plays_no_limit_with_a_wild_joker_and_draw_three(node_bot):
     assert result.hands_played == 200
     assert result.faults == []
     assert sum(result.chips_won) == 0
+
+
+# --- the Node bot does not outlive the arena ------------------------------------------
+
+# Starts a bot with the arena's launcher, writes its pid as soon as it runs, then waits:
+# the test kills this process with SIGKILL while the bot is still starting.
+LAUNCHER = """
+import sys
+from pathlib import Path
+
+import trio
+
+from arena.dealer import LaunchedBot
+
+
+async def main():
+    pid_file, *command = sys.argv[1:]
+    bot = LaunchedBot("victim", command, log_dir=pid_file + ".logs", startup_timeout=60)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(bot.start, nursery)
+        while bot.process is None:
+            await trio.sleep(0.001)
+        Path(pid_file).write_text(str(bot.process.pid))
+        await trio.sleep(120)
+
+
+trio.run(main)
+"""
+
+
+def _running(pid: int) -> bool:
+    """Running, not a zombie waiting for a reaper."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _assert_exits(pid: int, why: str, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _running(pid):
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(why)
+
+
+@pytest.mark.timeout(60)
+def test_node_bot_exits_when_the_arena_is_killed_while_it_starts(tmp_path):
+    """SIGKILL of the arena before the Node bot serves (a preload holds it 1 s first):
+    it was re-parented before its watchdog ran, yet it stops."""
+    preload = tmp_path / "hold.js"
+    preload.write_text("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);\n")
+    pid_file = tmp_path / "bot.pid"
+    command = [NODE, "--require", str(preload), str(NODE_BOT / "bot.js")]
+    parent = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(pid_file), *command])
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the launcher did not start the bot"
+        assert parent.poll() is None, "the launcher died"
+        time.sleep(0.005)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    _assert_exits(int(pid_file.read_text()), "the Node bot outlived the arena")
+
+
+@pytest.mark.timeout(60)
+def test_node_bot_stops_when_the_arena_pid_is_gone_or_its_stdin_closes():
+    """Either sign of a dead arena stops it: $ARENA_PARENT_PID no longer runs (stdin not
+    a pipe), or the stdin pipe from the arena reaches end-of-file (the arena alive)."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    base = {**os.environ, "ARENA_BOT_ADDRESS": f"127.0.0.1:{free_port()}"}
+    by_pid = subprocess.Popen(
+        [NODE, str(NODE_BOT / "bot.js")],
+        env={**base, "ARENA_PARENT_PID": str(gone.pid)},
+        stdin=subprocess.DEVNULL,
+    )
+    base["ARENA_BOT_ADDRESS"] = f"127.0.0.1:{free_port()}"
+    by_pipe = subprocess.Popen(
+        [NODE, str(NODE_BOT / "bot.js")],
+        env={**base, "ARENA_PARENT_PID": str(os.getpid())},
+        stdin=subprocess.PIPE,
+    )
+    try:
+        by_pid.wait(timeout=30)
+        time.sleep(1.0)
+        assert by_pipe.poll() is None, "the Node bot stopped while the arena was alive"
+        by_pipe.stdin.close()
+        assert by_pipe.wait(timeout=30) == 0
+    finally:
+        for process in (by_pid, by_pipe):
+            if process.poll() is None:
+                process.kill()
+                process.wait()

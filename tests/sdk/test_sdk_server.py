@@ -57,3 +57,119 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+CALLING_STATION = ROOT / "examples_bots" / "calling_station.py"
+
+# Starts a bot with the arena's launcher, writes its pid as soon as it runs, then waits:
+# the test kills this process with SIGKILL while the bot is still starting.
+LAUNCHER = """
+import sys
+from pathlib import Path
+
+import trio
+
+from arena.dealer import LaunchedBot
+
+
+async def main():
+    pid_file, *command = sys.argv[1:]
+    bot = LaunchedBot("victim", command, log_dir=pid_file + ".logs", startup_timeout=60)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(bot.start, nursery)
+        while bot.process is None:
+            await trio.sleep(0.001)
+        Path(pid_file).write_text(str(bot.process.pid))
+        await trio.sleep(120)
+
+
+trio.run(main)
+"""
+
+
+def slow_starting(tmp_path: Path, script: Path) -> Path:
+    """A bot that sleeps 1 s before it even imports the SDK (so a kill finds it starting)."""
+    wrapper = tmp_path / f"slow_{script.stem}.py"
+    wrapper.write_text(
+        f"import runpy, time\ntime.sleep(1.0)\nrunpy.run_path({str(script)!r}, run_name='__main__')\n"
+    )
+    return wrapper
+
+
+def kill_launcher_while_the_bot_starts(tmp_path: Path, command: list[str]) -> int:
+    """Run LAUNCHER on ``command``, SIGKILL it as soon as the bot runs; the bot's pid."""
+    pid_file = tmp_path / "bot.pid"
+    parent = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(pid_file), *command])
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the launcher did not start the bot"
+        assert parent.poll() is None, "the launcher died"
+        time.sleep(0.005)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    return int(pid_file.read_text())
+
+
+def assert_exits(pid: int, why: str, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail(why)
+
+
+@pytest.mark.timeout(60)
+def test_bot_exits_when_the_arena_is_killed_while_it_starts(tmp_path: Path) -> None:
+    """SIGKILL of the arena before the bot serves: the bot is re-parented before its
+    watchdog runs, yet it still stops (it knows the arena's pid and its stdin closes)."""
+    bot = slow_starting(tmp_path, CALLING_STATION)
+    pid = kill_launcher_while_the_bot_starts(tmp_path, [sys.executable, str(bot)])
+    assert_exits(pid, "the bot outlived the arena killed while it started")
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    return gone.pid
+
+
+@pytest.mark.timeout(60)
+def test_bot_stops_when_the_arena_pid_it_was_given_is_gone(tmp_path: Path) -> None:
+    """ARENA_PARENT_PID names a process that no longer runs: the bot stops (stdin is not a pipe)."""
+    env = dict(os.environ, ARENA_BOT_ADDRESS="127.0.0.1:0", ARENA_PARENT_PID=str(_dead_pid()))
+    bot = subprocess.Popen(
+        [sys.executable, str(CALLING_STATION)], env=env, stdin=subprocess.DEVNULL
+    )
+    try:
+        bot.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        bot.kill()
+        bot.wait()
+        pytest.fail("the bot kept running after the arena's pid was gone")
+
+
+@pytest.mark.timeout(60)
+def test_bot_stops_when_its_stdin_pipe_from_the_arena_closes(tmp_path: Path) -> None:
+    """End-of-file on the stdin pipe means the arena died: the bot stops, cleanly."""
+    env = dict(os.environ, ARENA_BOT_ADDRESS="127.0.0.1:0", ARENA_PARENT_PID=str(os.getpid()))
+    bot = subprocess.Popen([sys.executable, str(CALLING_STATION)], env=env, stdin=subprocess.PIPE)
+    time.sleep(1.0)  # whether starting or serving, the close must stop it
+    assert bot.poll() is None, "the bot stopped while the arena was alive"
+    bot.stdin.close()
+    try:
+        assert bot.wait(timeout=30) == 0
+    except subprocess.TimeoutExpired:
+        bot.kill()
+        bot.wait()
+        pytest.fail("the bot kept running after its stdin pipe closed")
+
+
+def test_parent_pid_env_matches_the_launcher() -> None:
+    """The launcher and the SDK name the same variable."""
+    from arena.dealer._launch import PARENT_PID_ENV
+    from arena.sdk._server import PARENT_PID_ENV as SDK_PARENT_PID_ENV
+
+    assert PARENT_PID_ENV == SDK_PARENT_PID_ENV == "ARENA_PARENT_PID"
