@@ -1,18 +1,30 @@
-"""``arena ratings`` and the leaderboard tables: Elo and mbb/hand, every figure with its interval."""
+"""``arena ratings`` and the leaderboard tables: Elo and mbb/hand, every figure with its interval.
+
+Tables keep every bot's name whole (a long name folds onto a second line rather than
+being cut, so "student-alice-1" and "student-alice-2" stay apart at 80 columns); the
+head-to-head matrices use ranks as column keys and fall back to a list of pairs when
+even that is wider than the terminal.
+"""
 
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
-from arena.tournament import Standings, Store, StoreError, compute_standings
+from arena.ratings import check_rating_setting
+from arena.tournament import Standings, Store, StoreError, TournamentConfig, compute_standings
+from arena.tournament._standings import StandingsRefresher, open_reader, stored_anchor
 
 DEFAULT_DATABASE = Path("arena-data/arena.db")
+DEFAULT_ANCHOR_RATING = 1000.0
 
 
 def _interval(value: float, half: float, *, signed: bool = False) -> str:
@@ -20,23 +32,37 @@ def _interval(value: float, half: float, *, signed: bool = False) -> str:
     return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
 
 
+def _table(title: str) -> RichTable:
+    # a light box: 2 columns of rule per cell instead of 3, so names get the width
+    return RichTable(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True)
+
+
+def _name_column(table: RichTable, header: str = "bot") -> None:
+    """A column of bot names: folded onto more lines when narrow, never cut short."""
+    table.add_column(header, overflow="fold", no_wrap=False, min_width=8, ratio=1)
+
+
+def _figure_column(table: RichTable, header: str) -> None:
+    """A column of figures such as "1140 ± 45", kept on one line; "(95% CI)" heads a second line."""
+    table.add_column(header.replace(" (", "\n("), justify="right", no_wrap=True)
+
+
 def standings_table(standings: Standings, title: str, *, live_elo: bool = False) -> RichTable:
     """The leaderboard: batch-fit Elo and mbb/hand, each with its 95% interval.
 
     ``live_elo`` adds the incremental Elo, which has no interval of its own.
     """
-    table = RichTable(title=title)
-    table.add_column("#", justify="right")
-    table.add_column("bot")
-    table.add_column("Elo (95% CI)", justify="right")
+    table = _table(title)
+    table.add_column("#", justify="right", no_wrap=True)
+    _name_column(table)
+    _figure_column(table, "Elo (95% CI)")
     if live_elo:
-        table.add_column("live Elo (no CI)", justify="right")
-    table.add_column("mbb/hand (95% CI)", justify="right")
-    table.add_column("matches", justify="right")
-    table.add_column("hands", justify="right")
-    table.add_column("faults", justify="right")
+        _figure_column(table, "live Elo (no CI)")
+    _figure_column(table, "mbb/hand (95% CI)")
+    for header in ("matches", "hands", "faults"):
+        _figure_column(table, header)
     for rank, row in enumerate(standings.rows, 1):
-        cells = [str(rank), row.bot, _interval(row.fit.elo, row.fit.ci95)]
+        cells = [str(rank), Text(row.bot), _interval(row.fit.elo, row.fit.ci95)]
         if live_elo:
             cells.append("-" if math.isnan(row.elo) else f"{row.elo:.0f}")
         cells += [
@@ -49,36 +75,144 @@ def standings_table(standings: Standings, title: str, *, live_elo: bool = False)
     return table
 
 
-def _matrix(standings: Standings, title: str, cell: Callable[[str, str], str | None]) -> RichTable:
-    """A bot-by-bot table, row bot against column bot, best first."""
+def _matrix(
+    standings: Standings,
+    title: str,
+    cell: Callable[[str, str], str | None],
+    *,
+    header: str,
+    width: int,
+) -> RichTable:
+    """A bot-by-bot table, row bot against column bot, best first; columns keyed by rank.
+
+    When even rank-keyed columns do not fit in ``width``, a list of the pairs that met
+    instead (each pair once, from the better-ranked bot's side).
+    """
     bots = [row.bot for row in standings.rows]
-    table = RichTable(title=title)
-    table.add_column("")
-    for bot in bots:
-        table.add_column(bot, justify="right")
-    for a in bots:
-        table.add_row(a, *(("" if a == b else cell(a, b) or "") for b in bots))
+    cells = {(a, b): cell(a, b) for a in bots for b in bots if a != b}
+    cell_width = max((len(text) for text in cells.values() if text), default=1)
+    longest = max((len(bot) for bot in bots), default=3)
+    needed = min(longest, 24) + 6 + len(bots) * (max(cell_width, len(str(len(bots)))) + 2)
+    if needed <= width:
+        table = _table(title + " (columns: rank)")
+        table.add_column("#", justify="right", no_wrap=True)
+        _name_column(table)
+        for rank in range(1, len(bots) + 1):
+            table.add_column(str(rank), justify="right", no_wrap=True)
+        for rank, a in enumerate(bots, 1):
+            row = ["" if a == b else cells[(a, b)] or "" for b in bots]
+            table.add_row(str(rank), Text(a), *row)
+        return table
+    table = _table(title)
+    table.add_column("#", justify="right", no_wrap=True)
+    _name_column(table)
+    table.add_column("#", justify="right", no_wrap=True)
+    _name_column(table, "against")
+    _figure_column(table, header)
+    for i, a in enumerate(bots):
+        for j in range(i + 1, len(bots)):
+            text = cells[(a, bots[j])]
+            if text:
+                table.add_row(str(i + 1), Text(a), str(j + 1), Text(bots[j]), text)
     return table
 
 
-def pairs_table(standings: Standings) -> RichTable:
+def pairs_table(standings: Standings, *, width: int = 80) -> RichTable:
     """Head to head: each pair's mbb/hand with its 95% interval (duplicate blocks as units)."""
 
     def cell(a: str, b: str) -> str | None:
         rate = standings.pairs.get((a, b))
         return None if rate is None else _interval(rate.mbb_per_hand, rate.ci95, signed=True)
 
-    return _matrix(standings, "head to head: row bot's mbb/hand against column bot (95% CI)", cell)
+    return _matrix(
+        standings,
+        "head to head: row bot's mbb/hand against column bot (95% CI)",
+        cell,
+        header="mbb/hand (95% CI)",
+        width=width,
+    )
 
 
-def los_table(standings: Standings) -> RichTable:
+def los_table(standings: Standings, *, width: int = 80) -> RichTable:
     """Likelihood of superiority from chip results, row bot over column bot."""
 
     def cell(a: str, b: str) -> str | None:
         value = standings.los.get((a, b))
         return None if value is None else f"{value:.2f}"
 
-    return _matrix(standings, "likelihood of superiority (chips): row beats column", cell)
+    return _matrix(
+        standings,
+        "likelihood of superiority (chips): row beats column",
+        cell,
+        header="LOS",
+        width=width,
+    )
+
+
+def live_standings(config: TournamentConfig, game_type: str) -> StandingsRefresher:
+    """The live leaderboard's refits, on a worker thread with its own read connection."""
+
+    def compute(reader: Store) -> Standings:
+        return compute_standings(
+            reader,
+            game_type,
+            tournament=config.name,
+            anchor=config.ratings.anchor,
+            anchor_rating=config.ratings.anchor_rating,
+        )
+
+    return StandingsRefresher(compute, lambda: open_reader(config.database))
+
+
+def _rating_option(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return check_rating_setting(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx=ctx, param=param) from None
+
+
+def _anchor_for(
+    store: Store,
+    kind: str,
+    standings_bots: list[str],
+    *,
+    tournament: str | None,
+    anchor: str | None,
+    anchor_rating: float | None,
+) -> tuple[str | None, float, str]:
+    """The anchor to pin, its rating and a line saying where they come from."""
+    if anchor is not None:
+        if anchor not in standings_bots:
+            where = f" in tournament {tournament!r}" if tournament else ""
+            raise click.ClickException(
+                f"--anchor {anchor!r}: no rated bot of that name in {kind}{where}; "
+                f"rated bots: {', '.join(sorted(standings_bots))}"
+            )
+        rating = DEFAULT_ANCHOR_RATING if anchor_rating is None else anchor_rating
+        return anchor, rating, f"anchor: {anchor} = {rating:g} (--anchor)"
+    stored = stored_anchor(store, kind, tournament)
+    rating = anchor_rating
+    if rating is None:
+        rating = stored.anchor_rating if stored is not None else DEFAULT_ANCHOR_RATING
+    if stored is not None and stored.anchor is not None:
+        if stored.anchor in standings_bots:
+            return (
+                stored.anchor,
+                rating,
+                f"anchor: {stored.anchor} = {rating:g} "
+                f"(from tournament {stored.tournament!r}; --anchor to change)",
+            )
+        return (
+            None,
+            rating,
+            (
+                f"anchor: none, mean rating {rating:g} (tournament {stored.tournament!r}'s anchor "
+                f"{stored.anchor!r} has no match here)"
+            ),
+        )
+    return None, rating, f"anchor: none, mean rating {rating:g} (--anchor to pin a bot)"
 
 
 @click.command("ratings")
@@ -93,8 +227,18 @@ def los_table(standings: Standings) -> RichTable:
 @click.option(
     "--tournament", "tournament_name", default=None, help="Only this tournament's matches."
 )
-@click.option("--anchor", default=None, help="Pin this bot's rating (with --anchor-rating).")
-@click.option("--anchor-rating", type=float, default=1000.0, show_default=True)
+@click.option(
+    "--anchor",
+    default=None,
+    help="Pin this bot's rating; default: the anchor of the latest tournament of the game type.",
+)
+@click.option(
+    "--anchor-rating",
+    type=float,
+    default=None,
+    callback=_rating_option,
+    help=f"The anchor's rating (or the mean's); default: the tournament's, else {DEFAULT_ANCHOR_RATING:g}.",
+)
 @click.option(
     "--los", "show_los", is_flag=True, help="Also print the likelihood-of-superiority matrix."
 )
@@ -109,41 +253,69 @@ def ratings_command(
     game_type: str | None,
     tournament_name: str | None,
     anchor: str | None,
-    anchor_rating: float,
+    anchor_rating: float | None,
     show_los: bool,
     show_pairs: bool,
     live_elo: bool,
 ) -> None:
     """Print the leaderboard from the database: Elo and mbb/hand, every figure with its interval."""
-    if not database.exists():
+    if not database.is_file():
         raise click.ClickException(
             f"{database}: no such database (run a tournament first, or pass --db)"
         )
-    try:
-        store = Store.open(database)
-    except StoreError as error:
-        raise click.ClickException(str(error)) from None
     console = Console()
-    with store:
-        types = [game_type] if game_type else sorted({row.game_type for row in store.match_rows()})
-        if not types:
-            raise click.ClickException(f"{database}: no matches recorded yet")
-        for kind in types:
-            standings = compute_standings(
-                store, kind, tournament=tournament_name, anchor=anchor, anchor_rating=anchor_rating
+    try:
+        with Store.open(database, create=False) as store:
+            _print_ratings(
+                console,
+                store,
+                game_type=game_type,
+                tournament=tournament_name,
+                anchor=anchor,
+                anchor_rating=anchor_rating,
+                show_los=show_los,
+                show_pairs=show_pairs,
+                live_elo=live_elo,
             )
-            if not standings.rows:
-                console.print(f"{kind}: no matches")
-                continue
-            console.print(
-                standings_table(
-                    standings, f"{kind}: {standings.matches} matches", live_elo=live_elo
-                )
-            )
-            if show_pairs:
-                console.print(pairs_table(standings))
-            if show_los:
-                console.print(los_table(standings))
+    except (StoreError, sqlite3.Error, ValueError) as error:
+        message = str(error) if isinstance(error, StoreError) else f"{database}: {error}"
+        raise click.ClickException(f"{message} (is it a corrupt arena database?)") from None
+
+
+def _print_ratings(
+    console: Console,
+    store: Store,
+    *,
+    game_type: str | None,
+    tournament: str | None,
+    anchor: str | None,
+    anchor_rating: float | None,
+    show_los: bool,
+    show_pairs: bool,
+    live_elo: bool,
+) -> None:
+    types = [game_type] if game_type else sorted({row.game_type for row in store.match_rows()})
+    if not types:
+        raise click.ClickException(f"{store.path}: no matches recorded yet")
+    for kind in types:
+        unpinned = compute_standings(store, kind, tournament=tournament)
+        if not unpinned.rows:
+            console.print(f"{kind}: no matches", markup=False, highlight=False)
+            continue
+        bots = [row.bot for row in unpinned.rows]
+        pinned, rating, note = _anchor_for(
+            store, kind, bots, tournament=tournament, anchor=anchor, anchor_rating=anchor_rating
+        )
+        standings = compute_standings(
+            store, kind, tournament=tournament, anchor=pinned, anchor_rating=rating
+        )
+        title = f"{kind}: {standings.matches} matches"
+        console.print(standings_table(standings, title, live_elo=live_elo))
+        console.print(note, markup=False, highlight=False)
+        if show_pairs:
+            console.print(pairs_table(standings, width=console.width))
+        if show_los:
+            console.print(los_table(standings, width=console.width))
 
 
 commands = (ratings_command,)

@@ -6,7 +6,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from arena.ratings._bounds import check_k_factor, check_rating_setting
 from arena.ratings._pairwise import PairResult
+
+_MAX_EXPONENT = 300.0  # 10 ** 300 is finite; a 120,000-point gap already scores 1e-300
+
+
+def _finite(value: float, default: float) -> float:
+    """A stored rating, or ``default`` if it is not a finite number."""
+    return float(value) if math.isfinite(value) else default
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -26,15 +34,24 @@ class EloSystem:
     start: float = 1500.0
 
     def __post_init__(self) -> None:
-        if not (self.k > 0.0 and math.isfinite(self.k)):
-            raise ValueError(f"the K-factor is a positive number, got {self.k}")
-        if not math.isfinite(self.start):
-            raise ValueError(f"the start rating is a finite number, got {self.start}")
+        try:
+            check_k_factor(self.k)
+        except ValueError as error:
+            raise ValueError(f"the K-factor {error}") from None
+        try:
+            check_rating_setting(self.start)
+        except ValueError as error:
+            raise ValueError(f"the start rating {error}") from None
 
     @staticmethod
     def expected(ra: float, rb: float) -> float:
-        """The expected score of a bot rated ``ra`` against one rated ``rb``."""
-        return 1.0 / (1.0 + 10.0 ** ((rb - ra) / 400.0))
+        """The expected score of a bot rated ``ra`` against one rated ``rb``.
+
+        Overflow-proof: the exponent is clamped, so even absurd stored ratings (a database
+        written before the K bound, with ratings of +-500,000) give a score in [0, 1].
+        """
+        exponent = min(max((rb - ra) / 400.0, -_MAX_EXPONENT), _MAX_EXPONENT)
+        return 1.0 / (1.0 + 10.0**exponent)
 
     def update(
         self, ratings: Mapping[str, float], results: Sequence[PairResult]
@@ -46,10 +63,10 @@ class EloSystem:
         conserves the total rating. Each pair moves by ``k * weight * (score - expected)``;
         with :func:`~arena.ratings.pairwise_results`' weights of ``1 / (n - 1)`` this is K
         divided by ``n - 1`` at an ``n``-seat table, so one table moves a bot about as
-        much as one heads-up game. A bot not yet rated starts at ``start``; bots not at the
-        table keep their rating.
+        much as one heads-up game. A bot not yet rated (or rated NaN or infinite) starts at
+        ``start``; bots not at the table keep their rating.
         """
-        new = dict(ratings)
+        new = {bot: _finite(value, self.start) for bot, value in ratings.items()}
         for result in results:
             new.setdefault(result.a, self.start)
             new.setdefault(result.b, self.start)

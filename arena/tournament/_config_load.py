@@ -19,6 +19,7 @@ from typing import Any
 from arena.dealer import OnFaultLimit
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig
 from arena.policies import BUILT_IN
+from arena.ratings import check_k_factor, check_rating_setting
 from arena.tournament import _bounds
 from arena.tournament._bounds import BoundError
 from arena.tournament._config import (
@@ -379,12 +380,18 @@ class _Parser:
         anchor = table.get("anchor")
         if anchor is not None:
             anchor = self.bot_name(anchor, "ratings.anchor")
-        return Ratings(
-            k=self.number(table, p, "k", 16.0, positive=True),
-            start=self.number(table, p, "start", 1500.0, positive=False),
-            anchor=anchor,
-            anchor_rating=self.number(table, p, "anchor_rating", 1000.0, positive=False),
-        )
+        values = {}
+        for key, default, check in (
+            ("k", 16.0, check_k_factor),
+            ("start", 1500.0, check_rating_setting),
+            ("anchor_rating", 1000.0, check_rating_setting),
+        ):
+            value = self.number(table, p, key, default, positive=key == "k")
+            try:  # the bounds live with the ratings (arena.ratings): Elo overflows past them
+                values[key] = check(value)
+            except ValueError as error:
+                raise self.fail(f"{p}.{key}", str(error)) from None
+        return Ratings(anchor=anchor, **values)
 
     def bots(self, value: object) -> tuple[BotEntry, ...]:
         if value is None:
