@@ -31,11 +31,9 @@ nursery and :meth:`LaunchedBot.aclose` yourself.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -46,6 +44,14 @@ from typing import Literal
 import trio
 
 from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
+from arena.dealer._process import (
+    Log,
+    describe_exit,
+    free_tcp_port,
+    limit_command,
+    parse_command,
+    safe_name,
+)
 from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
 from arena.protocol import pb
 
@@ -57,104 +63,6 @@ EXIT_WAIT = 0.5
 """Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
 
 Transport = Literal["tcp", "unix"]
-_TAIL_BYTES = 2000
-_CHUNK = 65536
-
-
-def free_tcp_port(host: str = "127.0.0.1") -> int:
-    """A port nobody listens on right now (the bot binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
-
-
-def parse_command(command: str | Sequence[str]) -> list[str]:
-    """A command as a list of arguments; a string is split like a shell would (no shell runs)."""
-    argv = shlex.split(command) if isinstance(command, str) else [str(arg) for arg in command]
-    if not argv:
-        raise ValueError("empty bot command")
-    return argv
-
-
-def limit_command(
-    argv: list[str], *, memory_limit_mb: int | None = None, cpu_seconds: int | None = None
-) -> list[str]:
-    """``argv`` wrapped in ``prlimit`` for the limits asked for (unchanged if none)."""
-    limits = []
-    if memory_limit_mb is not None:
-        limits.append(f"--as={int(memory_limit_mb) << 20}")
-    if cpu_seconds is not None:
-        # soft:hard, so the bot gets SIGXCPU (a clear cause) before the kernel's SIGKILL
-        limits.append(f"--cpu={int(cpu_seconds)}:{int(cpu_seconds) + 1}")
-    if not limits:
-        return argv
-    prlimit = shutil.which("prlimit")
-    if prlimit is None:
-        raise BotStartError("resource limits need util-linux `prlimit`, which is not on PATH")
-    return [prlimit, *limits, "--", *argv]
-
-
-def describe_exit(returncode: int | None) -> str:
-    """How a process ended, for a fault: ``exited with status 3``, ``was killed by signal SIGXCPU``."""
-    if returncode is None:
-        return "is still running"
-    if returncode >= 0:
-        return f"exited with status {returncode}"
-    try:
-        signum = signal.Signals(-returncode)
-    except ValueError:
-        return f"was killed by signal {-returncode}"
-    description = signal.strsignal(signum)
-    return f"was killed by signal {signum.name}" + (f" ({description})" if description else "")
-
-
-def _safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:64] or "bot"
-
-
-class _Log:
-    """Copies one pipe into a file capped at ``limit`` bytes, keeping a short tail in memory."""
-
-    def __init__(self, path: Path, limit: int) -> None:
-        self.path = path
-        self.limit = limit
-        self.tail = b""
-        self.done = trio.Event()
-
-    async def copy(self, stream: trio.abc.ReceiveStream) -> None:
-        """Copy until EOF or the stream is closed; never raises (but Cancelled)."""
-        try:
-            file = self.path.open("wb", buffering=0)
-        except OSError:
-            file = None  # no log, but keep draining, or the bot blocks on a full pipe
-        written = 0
-        try:
-            while True:
-                try:
-                    chunk = await stream.receive_some(_CHUNK)
-                except (trio.ClosedResourceError, trio.BrokenResourceError):
-                    break
-                if not chunk:
-                    break
-                self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
-                if file is None or written >= self.limit:
-                    continue
-                part = chunk[: self.limit - written]
-                written += len(part)
-                try:
-                    file.write(part)
-                    if written >= self.limit:
-                        file.write(f"\n[arena: log truncated at {self.limit} bytes]\n".encode())
-                except OSError:  # disk full or gone: stop logging, keep draining
-                    written = self.limit
-        finally:
-            if file is not None:
-                file.close()
-            self.done.set()
-
-    def tail_text(self, lines: int = 10) -> str:
-        text = self.tail.decode("utf-8", "replace").rstrip()
-        return "\n".join(text.splitlines()[-lines:])
 
 
 class _LaunchedConnection:
@@ -245,7 +153,7 @@ class LaunchedBot:
         self.stdout_log: Path | None = None
         self.stderr_log: Path | None = None
         self._grpc: GrpcBot | None = None
-        self._logs: list[_Log] = []
+        self._logs: list[Log] = []
         self._socket_dir: str | None = None
         self._closed = False
         self.max_restarts = max_restarts
@@ -286,10 +194,10 @@ class LaunchedBot:
         except BaseException:
             self._remove_socket_dir()
             raise
-        log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(self.name)}-"))
+        log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{safe_name(self.name)}-"))
         log_dir.mkdir(parents=True, exist_ok=True)
-        self.stdout_log = log_dir / f"{_safe_name(self.name)}.stdout.log"
-        self.stderr_log = log_dir / f"{_safe_name(self.name)}.stderr.log"
+        self.stdout_log = log_dir / f"{safe_name(self.name)}.stdout.log"
+        self.stderr_log = log_dir / f"{safe_name(self.name)}.stderr.log"
         if self.restarts:  # keep the logs of the run that died
             for log in (self.stdout_log, self.stderr_log):
                 if log.exists():
@@ -315,8 +223,8 @@ class LaunchedBot:
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: {error}") from error
         self._pgid = self.process.pid  # it leads a new session, so its group has its pid
         stdout, stderr = (
-            _Log(self.stdout_log, self.log_limit_bytes),
-            _Log(self.stderr_log, self.log_limit_bytes),
+            Log(self.stdout_log, self.log_limit_bytes),
+            Log(self.stderr_log, self.log_limit_bytes),
         )
         self._logs = [stdout, stderr]
         assert self.process.stdout is not None and self.process.stderr is not None

@@ -1,0 +1,118 @@
+"""Process helpers for the launcher: commands, limits, free ports, exit texts, log copies.
+
+Nothing here knows about gRPC or matches; :mod:`arena.dealer._launch` puts it together.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import signal
+import socket
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from arena.dealer._grpc import BotStartError
+
+_TAIL_BYTES = 2000
+_CHUNK = 65536
+
+
+def free_tcp_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on right now (the bot binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def parse_command(command: str | Sequence[str]) -> list[str]:
+    """A command as a list of arguments; a string is split like a shell would (no shell runs)."""
+    argv = shlex.split(command) if isinstance(command, str) else [str(arg) for arg in command]
+    if not argv:
+        raise ValueError("empty bot command")
+    return argv
+
+
+def limit_command(
+    argv: list[str], *, memory_limit_mb: int | None = None, cpu_seconds: int | None = None
+) -> list[str]:
+    """``argv`` wrapped in ``prlimit`` for the limits asked for (unchanged if none)."""
+    limits = []
+    if memory_limit_mb is not None:
+        limits.append(f"--as={int(memory_limit_mb) << 20}")
+    if cpu_seconds is not None:
+        # soft:hard, so the bot gets SIGXCPU (a clear cause) before the kernel's SIGKILL
+        limits.append(f"--cpu={int(cpu_seconds)}:{int(cpu_seconds) + 1}")
+    if not limits:
+        return argv
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        raise BotStartError("resource limits need util-linux `prlimit`, which is not on PATH")
+    return [prlimit, *limits, "--", *argv]
+
+
+def describe_exit(returncode: int | None) -> str:
+    """How a process ended, for a fault: ``exited with status 3``, ``was killed by signal SIGXCPU``."""
+    if returncode is None:
+        return "is still running"
+    if returncode >= 0:
+        return f"exited with status {returncode}"
+    try:
+        signum = signal.Signals(-returncode)
+    except ValueError:
+        return f"was killed by signal {-returncode}"
+    description = signal.strsignal(signum)
+    return f"was killed by signal {signum.name}" + (f" ({description})" if description else "")
+
+
+def safe_name(name: str) -> str:
+    """``name`` as a file name: letters, digits, ``_.-``, at most 64 characters."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:64] or "bot"
+
+
+class Log:
+    """Copies one pipe into a file capped at ``limit`` bytes, keeping a short tail in memory."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+        self.tail = b""
+        self.done = trio.Event()
+
+    async def copy(self, stream: trio.abc.ReceiveStream) -> None:
+        """Copy until EOF or the stream is closed; never raises (but Cancelled)."""
+        try:
+            file = self.path.open("wb", buffering=0)
+        except OSError:
+            file = None  # no log, but keep draining, or the bot blocks on a full pipe
+        written = 0
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(_CHUNK)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    break
+                if not chunk:
+                    break
+                self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
+                if file is None or written >= self.limit:
+                    continue
+                part = chunk[: self.limit - written]
+                written += len(part)
+                try:
+                    file.write(part)
+                    if written >= self.limit:
+                        file.write(f"\n[arena: log truncated at {self.limit} bytes]\n".encode())
+                except OSError:  # disk full or gone: stop logging, keep draining
+                    written = self.limit
+        finally:
+            if file is not None:
+                file.close()
+            self.done.set()
+
+    def tail_text(self, lines: int = 10) -> str:
+        text = self.tail.decode("utf-8", "replace").rstrip()
+        return "\n".join(text.splitlines()[-lines:])
