@@ -332,7 +332,7 @@ class TestHelloAndBytes:
         """A silent bot stalls its table for at most a couple of seconds per try."""
         assert MatchSettings(config=GameConfig()).hello_timeout <= 2.0
 
-    async def test_garbage_bytes_are_malformed_and_cut_the_stream(self, launch):
+    async def test_r24_garbage_bytes_are_malformed_and_cut_the_stream(self, launch):
         """Bytes that are not a BotMessage: MALFORMED (the fault table's code), stream cut,
         the bot reconnected at the next hand, where it does it again."""
         async with launch("calling.py", ("raw_bytes.py", "action")) as bots:
@@ -344,7 +344,7 @@ class TestHelloAndBytes:
         assert len({fault.hand_number for fault in garbage}) >= 2
         assert_conserved(result)
 
-    async def test_garbage_bytes_for_a_hello_are_malformed(self, launch):
+    async def test_r25_garbage_bytes_for_a_hello_are_malformed(self, launch):
         """The first message is not a BotMessage: MALFORMED, the seat sits out."""
         async with launch("calling.py", "calling.py", ("raw_bytes.py", "hello")) as bots:
             result = await run_match(bots, settings(hands=4, reconnect=False))
@@ -353,7 +353,7 @@ class TestHelloAndBytes:
         assert "not a BotMessage" in fault.detail
         assert result.sat_out[2]
 
-    async def test_an_unknown_protocol_version_is_refused(self, launch):
+    async def test_r25_an_unknown_protocol_version_is_refused(self, launch):
         """Hello with protocol_version 999: a MALFORMED fault naming both versions; out."""
         async with launch("calling.py", "calling.py", "version.py") as bots:
             result = await run_match(bots, settings(hands=4, reconnect=False))
@@ -366,7 +366,7 @@ class TestHelloAndBytes:
 
 
 class TestHowABotDied:
-    async def test_a_cpu_limit_kill_names_the_signal(self, launch):
+    async def test_r25_a_cpu_limit_kill_names_the_signal(self, launch):
         """A bot spinning at its first decision is stopped by its CPU limit: the fault
         says SIGXCPU, not just that the socket closed."""
         if shutil.which("prlimit") is None:

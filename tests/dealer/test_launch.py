@@ -271,7 +271,7 @@ def _heads_up(hands: int, seed: int = 1) -> MatchSettings:
 
 @pytest.mark.trio
 class TestRestartAfterCrash:
-    async def test_a_bot_whose_exit_lags_its_socket_is_restarted(self, bot_command, tmp_path):
+    async def test_r25_a_bot_whose_exit_lags_its_socket_is_restarted(self, bot_command, tmp_path):
         """The socket closes 1 s before the process exits: the next connect waits for the
         exit and restarts the bot, instead of dialling the dead address for 5 s (R25)."""
         marker = tmp_path / "crashed-once"
@@ -287,7 +287,7 @@ class TestRestartAfterCrash:
         assert sum(result.chips_won) == 0
 
     @pytest.mark.parametrize("run", range(4))
-    async def test_crash_bot_is_restarted_every_time(self, bot_command, tmp_path, run):
+    async def test_r25_crash_bot_is_restarted_every_time(self, bot_command, tmp_path, run):
         """crash.py dies at its 3rd decision in every run: each crash is found and the bot
         restarted until max_restarts is spent (the race lost about one run in six)."""
         async with open_bot("crash", command=bot_command("crash.py"), log_dir=tmp_path) as bot:
