@@ -152,7 +152,11 @@ class UncalledReturned(NamedTuple):
 
 
 class HandShown(NamedTuple):
-    """Public: cards shown at showdown (R19) or openers proven (R29)."""
+    """Public: cards shown at showdown (R19) or openers proven (R29).
+
+    For openers, ``cards`` are only those that prove jacks or better and ``rank`` is the
+    weakest hand they make (``describe(rank)``: "One pair, Jacks"); the rest stays hidden.
+    """
 
     seat: int
     cards: tuple[Card, ...]
