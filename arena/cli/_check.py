@@ -17,9 +17,10 @@ import click
 import trio
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from arena.cli._bots import BotSpec, parse_bot_spec
-from arena.cli._match import SECONDS, builtin_driver, open_drivers
+from arena.cli._match import SECONDS, builtin_driver, open_drivers, terminal_safe
 from arena.dealer import BotDriver, MatchSettings, run_match
 from arena.engine import ForcedBets, GameConfig, JokerMode, Opening, ShowdownReveal, Structure
 from arena.protocol import PROTOCOL_VERSION, pb
@@ -197,10 +198,11 @@ def command(
     table.add_column("hands", justify="right")
     table.add_column("result")
     for outcome in outcomes:
+        # problems quote the bot (its ids, its stderr): plain text, control characters escaped
         verdict = (
-            "[green]ok[/green]"
+            Text("ok", style="green")
             if outcome.passed
-            else "[red]" + "\n".join(outcome.problems) + "[/red]"
+            else Text(terminal_safe("\n".join(outcome.problems)), style="red")
         )
         table.add_row(outcome.scenario.name, str(outcome.hands), verdict)
     console.print(table)

@@ -31,6 +31,17 @@ from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structur
 from arena.tournament import _bounds
 
 
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters written as escapes (ESC as ``\\x1b``), newlines kept.
+
+    Bot output (stderr tails, decision ids) reaches the terminal only through this.
+    """
+    return "".join(
+        ch if ch == "\n" or ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
 def builtin_driver(spec: BotSpec, seed: int | None) -> LocalBot:
     return policy_driver(spec.name, spec.target, seed)
 
@@ -70,7 +81,7 @@ async def open_drivers(
             driver = await stack.enter_async_context(open_driver(pm, spec, context))
         except (BotStartError, NoDriverError) as error:
             raise click.ClickException(
-                f"bot {spec.name!r} ({spec.target}) did not start: {error}"
+                terminal_safe(f"bot {spec.name!r} ({spec.target}) did not start: {error}")
             ) from None
         drivers.append(driver)
     return drivers

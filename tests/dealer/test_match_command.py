@@ -62,3 +62,16 @@ def test_hello_timeout_must_be_positive() -> None:
     result = run("match", "builtin:random", "builtin:random", "--hello-timeout", "0")
     assert result.exit_code == 2
     assert "--hello-timeout" in result.output
+
+
+def test_check_bot_prints_a_bots_text_escaped(tmp_path: Path) -> None:
+    """A bot's decision ids reach the terminal as plain text with control characters
+    escaped: no rich markup error, no terminal escape sequence."""
+    result = CliRunner().invoke(
+        cli,
+        ["check-bot", f"{sys.executable} {BOTS / 'markup.py'}", "--logs", str(tmp_path)],
+    )
+    assert result.exit_code == 1, result.output
+    assert "WRONG_DECISION_ID" in result.output
+    assert "\x1b[2J" not in result.output and "\x07" not in result.output
+    assert "[/red][bold]" in result.output
