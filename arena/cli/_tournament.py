@@ -16,7 +16,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.cli._errors import one_line, user_errors
-from arena.cli._ratings import standings_table
+from arena.cli._ratings import live_standings, standings_table
 from arena.plugins import DriverContext, PluginError, get_plugin_manager, open_driver
 from arena.tournament import (
     BotEntry,
@@ -64,8 +64,8 @@ def play_tournament(
         store = Store.open(config.database, create=not resume)
     except StoreError as error:
         raise click.ClickException(str(error)) from None
-    with store:
-        state = {"last": 0.0, "standings": None}
+    # refits run on their own thread with their own read connection: the dealer never waits
+    with store, live_standings(config, game_type) as refresher:
 
         def leaderboard(progress: Progress) -> Group:
             bar = RichTable.grid(padding=(0, 1))
@@ -74,7 +74,7 @@ def play_tournament(
                 ProgressBar(total=max(progress.total, 1), completed=progress.done, width=40),
                 Text(f"{progress.done}/{progress.total} matches"),
             )
-            standings = state["standings"]
+            standings = refresher.latest
             if standings is None or not standings.rows:
                 return Group(bar)
             return Group(
@@ -89,16 +89,8 @@ def play_tournament(
                 for note in progress.notes:
                     console.print(f"note: {one_line(note)}", markup=False, highlight=False)
                 progress.notes = []
-                now = time.monotonic()
-                if progress.done and (now - state["last"] > 1.0 or progress.done == progress.total):
-                    state["last"] = now
-                    state["standings"] = compute_standings(
-                        store,
-                        game_type,
-                        tournament=config.name,
-                        anchor=config.ratings.anchor,
-                        anchor_rating=config.ratings.anchor_rating,
-                    )
+                if progress.done:
+                    refresher.request()  # returns at once; the newest request wins
                 live.update(leaderboard(progress))
 
             try:
