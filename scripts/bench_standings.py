@@ -101,6 +101,21 @@ def time_new(path: Path, repeats: int) -> float:
         return best_of(repeats, lambda: compute_standings(store, GAME_TYPE, anchor="bot-000"))
 
 
+def time_parts(path: Path, repeats: int) -> tuple[float, float]:
+    """The read (SQLite rows and unit chips into numpy) and the refit from those columns."""
+    from arena.tournament._standings import _read_seats, _standings_of
+
+    with Store.open(path) as store:
+        with store._read() as db:
+            read = best_of(repeats, lambda: _read_seats(db, GAME_TYPE, None))
+            seats = _read_seats(db, GAME_TYPE, None)
+        refit = best_of(
+            repeats,
+            lambda: _standings_of(seats, GAME_TYPE, {}, anchor="bot-000", anchor_rating=1000.0),
+        )
+    return read, refit
+
+
 def time_old(path: Path) -> float:
     import _reference_standings as old
 
@@ -127,11 +142,13 @@ def main() -> None:
     big = cached_database(args.bots, args.matches, args.units)
     small = cached_database(args.bots, args.old_matches, args.units)
     new_big = time_new(big, args.repeats)
+    read, refit = time_parts(big, args.repeats)
     new_small = time_new(small, args.repeats)
     old_small = time_old(small)
     print(
         f"standings refit, {args.bots} bots, {args.matches:,} matches x {args.units} blocks: "
-        f"{new_big:.3f} s (goal < 0.5 s: {'met' if new_big < 0.5 else 'missed'})"
+        f"{new_big:.3f} s (goal < 0.5 s: {'met' if new_big < 0.5 else 'missed'}): "
+        f"read {read:.3f} s + fit, win rates, pairs and LOS {refit:.3f} s"
     )
     print(
         f"same run, {args.old_matches:,} matches: old pure Python {old_small:.3f} s, "
