@@ -344,9 +344,12 @@ class LaunchedBot:
         with trio.CancelScope(shield=True):
             with trio.move_on_after(timeout):
                 await process.wait()
-            if process.poll() is None or process is not self.process:
+            if process.poll() is None:
                 return ""
-            return f"; the process {describe_exit(process.returncode)}" + await self._stderr_tail(3)
+            ended = f"; the process {describe_exit(process.returncode)}"
+            if process is not self.process:  # restarted meanwhile: the logs are the new run's
+                return ended
+            return ended + await self._stderr_tail(3)
 
     async def _restart(self, why: str) -> None:
         """Start the process again after it died (see ``max_restarts``)."""
