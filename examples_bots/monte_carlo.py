@@ -24,7 +24,7 @@ from arena.policies import MonteCarloPolicy
 from arena.protocol import pb
 from arena.sdk import Bot, Decision, run
 
-_JOKER = {pb.JOKER_BUG: "bug", pb.JOKER_WILD: "wild"}
+_JOKER = {pb.JOKER_MODE_BUG: "bug", pb.JOKER_MODE_WILD: "wild"}
 
 
 class MonteCarloBot(Bot):

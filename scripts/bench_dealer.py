@@ -53,10 +53,10 @@ class EchoBot(Bot):
         kind = message.WhichOneof("kind")
         if kind == "decision":
             request = message.decision
-            if request.phase == pb.DRAW:
-                action = pb.Action(decision_id=request.decision_id, kind=pb.DISCARD)
+            if request.phase == pb.PHASE_DRAW:
+                action = pb.Action(decision_id=request.decision_id, kind=pb.ACTION_KIND_DISCARD)
             else:
-                action = pb.Action(decision_id=request.decision_id, kind=pb.CALL)
+                action = pb.Action(decision_id=request.decision_id, kind=pb.ACTION_KIND_CALL)
             return pb.BotMessage(action=action)
         if kind == "match_start":
             return self.hello()

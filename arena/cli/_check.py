@@ -101,9 +101,9 @@ class _FaultInjectingDriver:
                     pb.DealerMessage(
                         fault=pb.Fault(
                             decision_id="check-bot-0",
-                            reason=pb.TIMEOUT,
+                            reason=pb.FAULT_REASON_TIMEOUT,
                             detail="check-bot: a made-up fault; keep playing",
-                            applied=pb.Action(decision_id="check-bot-0", kind=pb.CHECK),
+                            applied=pb.Action(decision_id="check-bot-0", kind=pb.ACTION_KIND_CHECK),
                             faults_so_far=1,
                         )
                     )

@@ -59,10 +59,10 @@ def check_hello(reply: pb.BotMessage) -> tuple[int, str]:
     """
     kind = reply.WhichOneof("kind")
     if kind != "hello":
-        return pb.MALFORMED, f"first message was {kind!r}, not hello"
+        return pb.FAULT_REASON_MALFORMED, f"first message was {kind!r}, not hello"
     version = reply.hello.protocol_version
     if version not in (0, PROTOCOL_VERSION):
-        return pb.MALFORMED, (
+        return pb.FAULT_REASON_MALFORMED, (
             f"Hello says protocol_version {version}; "
             f"this dealer speaks {PROTOCOL_VERSION} (arena.v{PROTOCOL_VERSION})"
         )
@@ -76,16 +76,16 @@ async def open_stream(
     try:
         connection = await driver.connect()
     except SeatBrokenError as error:
-        return Handshake(reason=pb.DISCONNECTED, detail=f"could not start: {error}")
-    reason, detail = pb.TIMEOUT, f"no Hello within {hello_timeout:g} s"
+        return Handshake(reason=pb.FAULT_REASON_DISCONNECTED, detail=f"could not start: {error}")
+    reason, detail = pb.FAULT_REASON_TIMEOUT, f"no Hello within {hello_timeout:g} s"
     with trio.move_on_after(hello_timeout):
         try:
             await connection.send(start)
             reply = await connection.receive()
         except MalformedStreamError as error:
-            reason, detail = pb.MALFORMED, f"instead of a Hello: {error}"
+            reason, detail = pb.FAULT_REASON_MALFORMED, f"instead of a Hello: {error}"
         except SeatBrokenError as error:
-            reason, detail = pb.DISCONNECTED, f"no Hello: {error}"
+            reason, detail = pb.FAULT_REASON_DISCONNECTED, f"no Hello: {error}"
         else:
             reason, detail = check_hello(reply)
             if reason == pb.FAULT_REASON_UNSPECIFIED:

@@ -43,6 +43,7 @@ from arena.protocol import (
     cards_text,
     decision_request,
     pb,
+    short_name,
 )
 
 
@@ -131,7 +132,7 @@ class _MatchRunner:
         if opened.connection is None or opened.hello is None:
             self._fault(seat, hand_number, opened.reason, opened.detail, "sit out")
             self._sit_out(seat)
-            if opened.reason != pb.DISCONNECTED:
+            if opened.reason != pb.FAULT_REASON_DISCONNECTED:
                 self._count_fault(seat, hand_number)
             return False
         seat.connection = opened.connection
@@ -171,7 +172,7 @@ class _MatchRunner:
         if connection is not None:
             await connection.aclose()
         if record:
-            self._fault(seat, hand_number, pb.DISCONNECTED, detail, "sit out")
+            self._fault(seat, hand_number, pb.FAULT_REASON_DISCONNECTED, detail, "sit out")
         self._sit_out(seat)
 
     def _count_fault(self, seat: _Seat, hand_number: int) -> None:
@@ -181,7 +182,11 @@ class _MatchRunner:
         if s.fault_limit and seat.faults >= s.fault_limit and not seat.past_limit:
             seat.past_limit = True  # out for the rest of the match, even if it reconnects
             self._fault(
-                seat, hand_number, pb.SAT_OUT, f"{seat.faults} faults", str(s.on_fault_limit)
+                seat,
+                hand_number,
+                pb.FAULT_REASON_SAT_OUT,
+                f"{seat.faults} faults",
+                str(s.on_fault_limit),
             )
             self._sit_out(seat)
 
@@ -216,7 +221,7 @@ class _MatchRunner:
         record = FaultRecord(
             hand_number=hand_number,
             seat=seat.index,
-            reason=pb.FaultReason.Name(reason),
+            reason=short_name(pb.FaultReason, reason),
             detail=detail[:500],
             applied=applied,
             decision_id=decision_id,
@@ -264,20 +269,20 @@ class _MatchRunner:
                 reply = await self._receive_action(connection, seat, decision_id)
             except MalformedStreamError as error:
                 await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.MALFORMED, f"stream cut: {error}"
+                reason, detail = pb.FAULT_REASON_MALFORMED, f"stream cut: {error}"
             except SeatBrokenError as error:
                 await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.DISCONNECTED, f"stream broke: {error}"
+                reason, detail = pb.FAULT_REASON_DISCONNECTED, f"stream broke: {error}"
             except _StaleFlood as flood:
                 await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.WRONG_DECISION_ID, str(flood)
+                reason, detail = pb.FAULT_REASON_WRONG_DECISION_ID, str(flood)
             except MessageFault as fault:
                 reason, detail = fault.reason, fault.detail
         elapsed = trio.current_time() - start
         if elapsed > s.action_timeout:
             seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
         if reply is None and reason is None:
-            reason = pb.TIMEOUT
+            reason = pb.FAULT_REASON_TIMEOUT
             detail = f"no action within {allowed * 1000:.0f} ms"
         if reply is not None:
             try:
@@ -287,7 +292,7 @@ class _MatchRunner:
             except MessageFault as fault:
                 reason, detail = fault.reason, fault.detail
             except IllegalActionError as error:
-                reason, detail = pb.ILLEGAL_ACTION, f"{error.reason}: {error}"
+                reason, detail = pb.FAULT_REASON_ILLEGAL_ACTION, f"{error.reason}: {error}"
         default = hand.default_action()
         hand.apply(default)
         applied = action_to_message(default, decision_id)
@@ -323,7 +328,9 @@ class _MatchRunner:
             if kind == "action" and not self._is_stale(message.action.decision_id, seat):
                 return message.action
             if kind not in ("action", "hello"):
-                raise MessageFault(pb.MALFORMED, "an empty message where an Action was due")
+                raise MessageFault(
+                    pb.FAULT_REASON_MALFORMED, "an empty message where an Action was due"
+                )
             dropped += 1
             self.result.stale_actions[seat.index] += 1
             if dropped > MAX_STALE:
@@ -488,10 +495,10 @@ class _MatchRunner:
 
 
 def _describe_action(action: pb.Action) -> str:
-    kind = pb.ActionKind.Name(action.kind).lower()
-    if action.kind == pb.BET_RAISE:
+    kind = short_name(pb.ActionKind, action.kind).lower()
+    if action.kind == pb.ACTION_KIND_BET_RAISE:
         return f"{kind} {action.amount}"
-    if action.kind == pb.DISCARD:
+    if action.kind == pb.ACTION_KIND_DISCARD:
         return f"{kind} {len(action.cards)}" if action.cards else "stand pat"
     return kind
 

@@ -16,6 +16,7 @@ from arena.protocol._convert import decision_request as decision_request
 from arena.protocol._convert import legal_to_message as legal_to_message
 from arena.protocol._convert import public_event as public_event
 from arena.protocol._convert import public_history as public_history
+from arena.protocol._convert import short_name as short_name
 from arena.protocol._generated import arena_pb2 as pb
 from arena.protocol._generated import arena_pb2_grpc as pb_grpc
 
@@ -34,4 +35,5 @@ __all__ = [
     "pb_grpc",
     "public_event",
     "public_history",
+    "short_name",
 ]

@@ -9,7 +9,9 @@ hidden card cannot reach the wire by accident.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from arena.engine import (
     CALL,
@@ -56,19 +58,34 @@ from arena.protocol._generated import arena_pb2 as pb
 PROTOCOL_VERSION = 1
 
 _STRUCTURE = {
-    Structure.FIXED_LIMIT: pb.FIXED_LIMIT,
-    Structure.POT_LIMIT: pb.POT_LIMIT,
-    Structure.NO_LIMIT: pb.NO_LIMIT,
+    Structure.FIXED_LIMIT: pb.STRUCTURE_FIXED_LIMIT,
+    Structure.POT_LIMIT: pb.STRUCTURE_POT_LIMIT,
+    Structure.NO_LIMIT: pb.STRUCTURE_NO_LIMIT,
 }
-_FORCED = {ForcedBets.BLINDS: pb.BLINDS, ForcedBets.ANTES: pb.ANTES}
-_OPENING = {Opening.ANY: pb.ANY, Opening.JACKS_OR_BETTER: pb.JACKS_OR_BETTER}
-_JOKER = {JokerMode.OFF: pb.JOKER_OFF, JokerMode.BUG: pb.JOKER_BUG, JokerMode.WILD: pb.JOKER_WILD}
-_REVEAL = {ShowdownReveal.ALL: pb.REVEAL_ALL, ShowdownReveal.MUCK: pb.REVEAL_MUCK}
+_FORCED = {ForcedBets.BLINDS: pb.FORCED_BETS_BLINDS, ForcedBets.ANTES: pb.FORCED_BETS_ANTES}
+_OPENING = {Opening.ANY: pb.OPENING_ANY, Opening.JACKS_OR_BETTER: pb.OPENING_JACKS_OR_BETTER}
+_JOKER = {
+    JokerMode.OFF: pb.JOKER_MODE_OFF,
+    JokerMode.BUG: pb.JOKER_MODE_BUG,
+    JokerMode.WILD: pb.JOKER_MODE_WILD,
+}
+_REVEAL = {ShowdownReveal.ALL: pb.SHOWDOWN_REVEAL_ALL, ShowdownReveal.MUCK: pb.SHOWDOWN_REVEAL_MUCK}
 _PHASE = {
-    Phase.PREDRAW_BETTING: pb.PREDRAW_BETTING,
-    Phase.DRAW: pb.DRAW,
-    Phase.POSTDRAW_BETTING: pb.POSTDRAW_BETTING,
+    Phase.PREDRAW_BETTING: pb.PHASE_PREDRAW_BETTING,
+    Phase.DRAW: pb.PHASE_DRAW,
+    Phase.POSTDRAW_BETTING: pb.PHASE_POSTDRAW_BETTING,
 }
+
+
+def short_name(enum: Any, value: int) -> str:
+    """``value``'s name without its enum's prefix: ``TIMEOUT`` for ``FAULT_REASON_TIMEOUT``.
+
+    The prefixes keep C++ and other flat namespaces apart (buf's STANDARD lint); records,
+    logs and messages for humans keep the short names they had before the prefixes.
+    """
+    name = enum.Name(value)
+    words = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.DESCRIPTOR.name).upper() + "_"
+    return name.removeprefix(words)
 
 
 def _invert(mapping: dict) -> dict:
@@ -150,49 +167,51 @@ def public_event(event: object, seat_map: Sequence[int] | None = None) -> pb.Pub
         event = event.public()  # type: ignore[attr-defined]
         kind = DrawCount
     if kind is CardsDealtCount:
-        return pb.PublicEvent(kind=pb.DEAL, seat=seat_of(event.seat), count=event.count)  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_DEAL, seat=seat_of(event.seat), count=event.count)  # type: ignore[attr-defined]
     if kind is DrawCount:
-        return pb.PublicEvent(kind=pb.DREW, seat=seat_of(event.seat), count=event.count)  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_DREW, seat=seat_of(event.seat), count=event.count)  # type: ignore[attr-defined]
     if kind is AntePosted:
-        return pb.PublicEvent(kind=pb.POST_ANTE, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+        return pb.PublicEvent(
+            kind=pb.EVENT_KIND_POST_ANTE, seat=seat_of(event.seat), amount=event.amount
+        )  # type: ignore[attr-defined]
     if kind is BlindPosted:
         blind = {
-            BlindKind.SMALL: pb.POST_SMALL_BLIND,
-            BlindKind.BIG: pb.POST_BIG_BLIND,
-            BlindKind.DEAD_SMALL: pb.POST_DEAD_BLIND,
+            BlindKind.SMALL: pb.EVENT_KIND_POST_SMALL_BLIND,
+            BlindKind.BIG: pb.EVENT_KIND_POST_BIG_BLIND,
+            BlindKind.DEAD_SMALL: pb.EVENT_KIND_POST_DEAD_BLIND,
         }[event.kind]  # type: ignore[attr-defined]
         return pb.PublicEvent(kind=blind, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
     if kind is Folded:
-        return pb.PublicEvent(kind=pb.FOLDED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_FOLDED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
     if kind is Checked:
-        return pb.PublicEvent(kind=pb.CHECKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_CHECKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
     if kind is Called or kind is BetOrRaised:
         return pb.PublicEvent(
-            kind=pb.CALLED if kind is Called else pb.BET_RAISED,
+            kind=pb.EVENT_KIND_CALLED if kind is Called else pb.EVENT_KIND_BET_RAISED,
             seat=seat_of(event.seat),  # type: ignore[attr-defined]
             amount=event.amount,  # type: ignore[attr-defined]
             to=event.to,  # type: ignore[attr-defined]
             all_in=event.all_in,  # type: ignore[attr-defined]
         )
     if kind is StubReshuffled:
-        return pb.PublicEvent(kind=pb.RESHUFFLED, seat=-1, count=event.size)  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_RESHUFFLED, seat=-1, count=event.size)  # type: ignore[attr-defined]
     if kind is UncalledReturned:
         return pb.PublicEvent(
-            kind=pb.UNCALLED_RETURNED, seat=seat_of(event.seat), amount=event.amount
+            kind=pb.EVENT_KIND_UNCALLED_RETURNED, seat=seat_of(event.seat), amount=event.amount
         )  # type: ignore[attr-defined]
     if kind is HandShown:
         return pb.PublicEvent(
-            kind=pb.SHOWN, seat=seat_of(event.seat), cards=cards_text(event.cards)
+            kind=pb.EVENT_KIND_SHOWN, seat=seat_of(event.seat), cards=cards_text(event.cards)
         )  # type: ignore[attr-defined]
     if kind is HandMucked:
-        return pb.PublicEvent(kind=pb.MUCKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_MUCKED, seat=seat_of(event.seat))  # type: ignore[attr-defined]
     if kind is PotAwarded:
-        return pb.PublicEvent(kind=pb.WON, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_WON, seat=seat_of(event.seat), amount=event.amount)  # type: ignore[attr-defined]
     if kind is HandDead:
-        return pb.PublicEvent(kind=pb.DEAD_HAND, seat=-1, amount=event.pot)  # type: ignore[attr-defined]
+        return pb.PublicEvent(kind=pb.EVENT_KIND_DEAD_HAND, seat=-1, amount=event.pot)  # type: ignore[attr-defined]
     if kind is RoundStarted:
         street = {"predraw": 1, "draw": 0, "postdraw": 2}[event.street]  # type: ignore[attr-defined]
-        return pb.PublicEvent(kind=pb.STREET, seat=-1, count=street)
+        return pb.PublicEvent(kind=pb.EVENT_KIND_STREET, seat=-1, count=street)
     return None
 
 
@@ -302,39 +321,45 @@ def action_from_message(message: pb.Action, expected_decision_id: str) -> Action
     """
     if message.decision_id != expected_decision_id:
         raise MessageFault(
-            pb.WRONG_DECISION_ID,
+            pb.FAULT_REASON_WRONG_DECISION_ID,
             f"decision_id {message.decision_id[:64]!r} does not answer {expected_decision_id!r}",
         )
     kind = message.kind
-    if kind == pb.FOLD:
+    if kind == pb.ACTION_KIND_FOLD:
         return FOLD
-    if kind == pb.CHECK:
+    if kind == pb.ACTION_KIND_CHECK:
         return CHECK
-    if kind == pb.CALL:
+    if kind == pb.ACTION_KIND_CALL:
         return CALL
-    if kind == pb.BET_RAISE:
+    if kind == pb.ACTION_KIND_BET_RAISE:
         return BetRaise(int(message.amount))
-    if kind == pb.DISCARD:
+    if kind == pb.ACTION_KIND_DISCARD:
         if len(message.cards) > 5:
-            raise MessageFault(pb.MALFORMED, f"{len(message.cards)} cards in a discard")
+            raise MessageFault(
+                pb.FAULT_REASON_MALFORMED, f"{len(message.cards)} cards in a discard"
+            )
         try:
             return Discard(tuple(parse_card(text) for text in message.cards))
         except CardParseError as error:
-            raise MessageFault(pb.MALFORMED, str(error)[:200]) from None
-    raise MessageFault(pb.MALFORMED, f"action kind {kind} is not a valid ActionKind")
+            raise MessageFault(pb.FAULT_REASON_MALFORMED, str(error)[:200]) from None
+    raise MessageFault(pb.FAULT_REASON_MALFORMED, f"action kind {kind} is not a valid ActionKind")
 
 
 def action_to_message(action: Action, decision_id: str) -> pb.Action:
     """An engine action as a bot would send it (for faults' ``applied`` and for SDKs)."""
     kind = type(action)
     if kind is Fold:
-        return pb.Action(decision_id=decision_id, kind=pb.FOLD)
+        return pb.Action(decision_id=decision_id, kind=pb.ACTION_KIND_FOLD)
     if kind is CheckAction:
-        return pb.Action(decision_id=decision_id, kind=pb.CHECK)
+        return pb.Action(decision_id=decision_id, kind=pb.ACTION_KIND_CHECK)
     if kind is CallAction:
-        return pb.Action(decision_id=decision_id, kind=pb.CALL)
+        return pb.Action(decision_id=decision_id, kind=pb.ACTION_KIND_CALL)
     if kind is BetRaise:
-        return pb.Action(decision_id=decision_id, kind=pb.BET_RAISE, amount=action.amount)  # type: ignore[union-attr]
+        return pb.Action(
+            decision_id=decision_id, kind=pb.ACTION_KIND_BET_RAISE, amount=action.amount
+        )  # type: ignore[union-attr]
     if kind is Discard:
-        return pb.Action(decision_id=decision_id, kind=pb.DISCARD, cards=cards_text(action.cards))  # type: ignore[union-attr]
+        return pb.Action(
+            decision_id=decision_id, kind=pb.ACTION_KIND_DISCARD, cards=cards_text(action.cards)
+        )  # type: ignore[union-attr]
     raise TypeError(f"not an engine action: {action!r}")

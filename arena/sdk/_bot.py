@@ -38,9 +38,9 @@ from arena.engine import (
 from arena.protocol import PROTOCOL_VERSION, action_to_message, pb
 
 _PHASES = {
-    pb.PREDRAW_BETTING: Phase.PREDRAW_BETTING,
-    pb.DRAW: Phase.DRAW,
-    pb.POSTDRAW_BETTING: Phase.POSTDRAW_BETTING,
+    pb.PHASE_PREDRAW_BETTING: Phase.PREDRAW_BETTING,
+    pb.PHASE_DRAW: Phase.DRAW,
+    pb.PHASE_POSTDRAW_BETTING: Phase.POSTDRAW_BETTING,
 }
 
 

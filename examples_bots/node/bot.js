@@ -21,7 +21,7 @@ const PROTOCOL_VERSION = 1;
 const LOAD_OPTIONS = {
   keepCase: true, // field names exactly as in the .proto (decision_id, hole_cards, ...)
   longs: Number, // chips are int64; small enough for a JavaScript number
-  enums: String, // enum values by name: 'DRAW', 'BET_RAISE', ...
+  enums: String, // enum values by name: 'PHASE_DRAW', 'ACTION_KIND_BET_RAISE', ...
   defaults: true, // unset fields read as 0, '' or [] (proto3 semantics)
   oneofs: true, // message.kind names the field set in a oneof
 };
@@ -98,18 +98,18 @@ function chooseDiscards(cards, maxDiscard) {
 function decide(request) {
   const legal = request.legal;
   const cards = request.hole_cards;
-  if (request.phase === 'DRAW') {
-    return { kind: 'DISCARD', cards: chooseDiscards(cards, legal.max_discard) };
+  if (request.phase === 'PHASE_DRAW') {
+    return { kind: 'ACTION_KIND_DISCARD', cards: chooseDiscards(cards, legal.max_discard) };
   }
   const made = strength(cards);
   if (made >= 2 && legal.can_raise) {
-    return { kind: 'BET_RAISE', amount: legal.min_raise_to };
+    return { kind: 'ACTION_KIND_BET_RAISE', amount: legal.min_raise_to };
   }
   if (legal.call_amount > 0) {
-    const drawing = request.phase === 'PREDRAW_BETTING' && analyse(cards).fourFlush;
-    return { kind: made >= 1 || drawing || !legal.can_fold ? 'CALL' : 'FOLD' };
+    const drawing = request.phase === 'PHASE_PREDRAW_BETTING' && analyse(cards).fourFlush;
+    return { kind: made >= 1 || drawing || !legal.can_fold ? 'ACTION_KIND_CALL' : 'ACTION_KIND_FOLD' };
   }
-  return { kind: 'CHECK' };
+  return { kind: 'ACTION_KIND_CHECK' };
 }
 
 // --- the services ----------------------------------------------------------------------
@@ -128,7 +128,7 @@ function play(call) {
           action = decide(request);
         } catch (error) {
           console.error(`${NAME}: decide failed (${error}); checking or folding`);
-          action = { kind: request.legal.can_check ? 'CHECK' : 'FOLD' };
+          action = { kind: request.legal.can_check ? 'ACTION_KIND_CHECK' : 'ACTION_KIND_FOLD' };
         }
         call.write({ action: { decision_id: request.decision_id, amount: 0, cards: [], ...action } });
         break;

@@ -74,9 +74,9 @@ async def test_r24_illegal_amount_is_a_recorded_fault_with_default_applied() -> 
     """A raise far past the maximum becomes the default action and an ILLEGAL_ACTION fault."""
     greedy = ScriptedBot(
         lambda r: (
-            pb.Action(decision_id=r.decision_id, kind=pb.BET_RAISE, amount=10**9)
-            if r.phase != pb.DRAW
-            else pb.Action(decision_id=r.decision_id, kind=pb.DISCARD)
+            pb.Action(decision_id=r.decision_id, kind=pb.ACTION_KIND_BET_RAISE, amount=10**9)
+            if r.phase != pb.PHASE_DRAW
+            else pb.Action(decision_id=r.decision_id, kind=pb.ACTION_KIND_DISCARD)
         ),
         "greedy",
     )
@@ -95,10 +95,13 @@ async def test_r24_illegal_amount_is_a_recorded_fault_with_default_applied() -> 
 @pytest.mark.trio
 async def test_r24_wrong_decision_id_and_garbage_kinds_are_faults() -> None:
     """A wrong decision id and an unknown action kind each give their own reason code."""
-    wrong_id = ScriptedBot(lambda r: pb.Action(decision_id="not-it", kind=pb.CALL), "wrong-id")
+    wrong_id = ScriptedBot(
+        lambda r: pb.Action(decision_id="not-it", kind=pb.ACTION_KIND_CALL), "wrong-id"
+    )
     garbage = ScriptedBot(lambda r: pb.Action(decision_id=r.decision_id, kind=99), "garbage")
     bad_card = ScriptedBot(
-        lambda r: pb.Action(decision_id=r.decision_id, kind=pb.DISCARD, cards=["Zz"]), "bad-card"
+        lambda r: pb.Action(decision_id=r.decision_id, kind=pb.ACTION_KIND_DISCARD, cards=["Zz"]),
+        "bad-card",
     )
     result = await run_match(
         [LocalBot(wrong_id), LocalBot(garbage), LocalBot(bad_card)],
@@ -123,7 +126,7 @@ async def test_r25_crashing_bot_sits_out_and_match_goes_on() -> None:
             raise RuntimeError("segfault, say")
         return pb.Action(
             decision_id=request.decision_id,
-            kind=pb.CALL if request.phase != pb.DRAW else pb.DISCARD,
+            kind=pb.ACTION_KIND_CALL if request.phase != pb.PHASE_DRAW else pb.ACTION_KIND_DISCARD,
         )
 
     settings = MatchSettings(config=GameConfig(), hands=30, seed=4, reconnect=False)
@@ -142,7 +145,7 @@ async def test_r25_crashing_bot_sits_out_and_match_goes_on() -> None:
 @pytest.mark.trio
 async def test_r25_fault_limit_forfeits_when_set() -> None:
     """Past the fault limit a seat forfeits when on_fault_limit is 'forfeit'; with two seats the match ends."""
-    wrong = ScriptedBot(lambda r: pb.Action(decision_id="x", kind=pb.CALL), "wrong")
+    wrong = ScriptedBot(lambda r: pb.Action(decision_id="x", kind=pb.ACTION_KIND_CALL), "wrong")
     settings = MatchSettings(
         config=GameConfig(), hands=50, seed=1, fault_limit=3, on_fault_limit=OnFaultLimit.FORFEIT
     )
@@ -243,7 +246,7 @@ async def test_r25_returning_bot_owes_missed_blinds() -> None:
         if state["decisions"] == 3 and not state["crashed"]:
             state["crashed"] = True
             raise RuntimeError("boom")
-        kind = pb.DISCARD if request.phase == pb.DRAW else pb.CALL
+        kind = pb.ACTION_KIND_DISCARD if request.phase == pb.PHASE_DRAW else pb.ACTION_KIND_CALL
         return pb.Action(decision_id=request.decision_id, kind=kind)
 
     posts: list[tuple[int, BlindPosted]] = []
@@ -359,7 +362,8 @@ async def test_the_name_given_to_a_seat_stands_over_the_bots_hello() -> None:
     """A bot cannot rename itself (or pass for another) through its Hello; the Hello is kept apart."""
     impostor = ScriptedBot(
         lambda r: pb.Action(
-            decision_id=r.decision_id, kind=pb.CALL if r.phase != pb.DRAW else pb.DISCARD
+            decision_id=r.decision_id,
+            kind=pb.ACTION_KIND_CALL if r.phase != pb.PHASE_DRAW else pb.ACTION_KIND_DISCARD,
         ),
         "random",
     )

@@ -110,21 +110,27 @@ def test_r16_decision_request_has_everything_a_stateless_bot_needs() -> None:
 
 def test_r24_action_from_message_checks_form_only() -> None:
     """Ids, kinds and card text are checked here; legality is the engine's job."""
-    assert FOLD == action_from_message(pb.Action(decision_id="d", kind=pb.FOLD), "d")
-    assert CHECK == action_from_message(pb.Action(decision_id="d", kind=pb.CHECK), "d")
-    assert CALL == action_from_message(pb.Action(decision_id="d", kind=pb.CALL), "d")
+    assert FOLD == action_from_message(pb.Action(decision_id="d", kind=pb.ACTION_KIND_FOLD), "d")
+    assert CHECK == action_from_message(pb.Action(decision_id="d", kind=pb.ACTION_KIND_CHECK), "d")
+    assert CALL == action_from_message(pb.Action(decision_id="d", kind=pb.ACTION_KIND_CALL), "d")
     assert BetRaise(40) == action_from_message(
-        pb.Action(decision_id="d", kind=pb.BET_RAISE, amount=40), "d"
+        pb.Action(decision_id="d", kind=pb.ACTION_KIND_BET_RAISE, amount=40), "d"
     )
     assert Discard(parse_cards("AsKd")) == action_from_message(
-        pb.Action(decision_id="d", kind=pb.DISCARD, cards=["As", "Kd"]), "d"
+        pb.Action(decision_id="d", kind=pb.ACTION_KIND_DISCARD, cards=["As", "Kd"]), "d"
     )
     for message, reason in [
-        (pb.Action(decision_id="x", kind=pb.CALL), pb.WRONG_DECISION_ID),
-        (pb.Action(decision_id="d", kind=0), pb.MALFORMED),
-        (pb.Action(decision_id="d", kind=77), pb.MALFORMED),
-        (pb.Action(decision_id="d", kind=pb.DISCARD, cards=["Xx"]), pb.MALFORMED),
-        (pb.Action(decision_id="d", kind=pb.DISCARD, cards=["2c"] * 6), pb.MALFORMED),
+        (pb.Action(decision_id="x", kind=pb.ACTION_KIND_CALL), pb.FAULT_REASON_WRONG_DECISION_ID),
+        (pb.Action(decision_id="d", kind=0), pb.FAULT_REASON_MALFORMED),
+        (pb.Action(decision_id="d", kind=77), pb.FAULT_REASON_MALFORMED),
+        (
+            pb.Action(decision_id="d", kind=pb.ACTION_KIND_DISCARD, cards=["Xx"]),
+            pb.FAULT_REASON_MALFORMED,
+        ),
+        (
+            pb.Action(decision_id="d", kind=pb.ACTION_KIND_DISCARD, cards=["2c"] * 6),
+            pb.FAULT_REASON_MALFORMED,
+        ),
     ]:
         with pytest.raises(MessageFault) as caught:
             action_from_message(message, "d")
@@ -150,7 +156,7 @@ def test_sdk_decision_and_bot_answer() -> None:
 
     request = pb.DecisionRequest(
         decision_id="9",
-        phase=pb.PREDRAW_BETTING,
+        phase=pb.PHASE_PREDRAW_BETTING,
         hole_cards=["As", "Ad", "7c", "7d", "2s"],
         legal=pb.LegalActions(
             can_fold=True, call_amount=2, can_raise=True, min_raise_to=4, max_raise_to=100
@@ -158,7 +164,7 @@ def test_sdk_decision_and_bot_answer() -> None:
     )
     reply = Raiser().handle(pb.DealerMessage(decision=request))
     assert "9" == reply.action.decision_id
-    assert pb.BET_RAISE == reply.action.kind
+    assert pb.ACTION_KIND_BET_RAISE == reply.action.kind
     assert 100 == reply.action.amount  # clamped into the legal range
     hello = Raiser().handle(pb.DealerMessage(match_start=pb.MatchStart()))
     assert 1 == hello.hello.protocol_version

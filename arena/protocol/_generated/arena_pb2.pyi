@@ -10,133 +10,133 @@ DESCRIPTOR: _descriptor.FileDescriptor
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ACTION_KIND_UNSPECIFIED: _ClassVar[ActionKind]
-    FOLD: _ClassVar[ActionKind]
-    CHECK: _ClassVar[ActionKind]
-    CALL: _ClassVar[ActionKind]
-    BET_RAISE: _ClassVar[ActionKind]
-    DISCARD: _ClassVar[ActionKind]
+    ACTION_KIND_FOLD: _ClassVar[ActionKind]
+    ACTION_KIND_CHECK: _ClassVar[ActionKind]
+    ACTION_KIND_CALL: _ClassVar[ActionKind]
+    ACTION_KIND_BET_RAISE: _ClassVar[ActionKind]
+    ACTION_KIND_DISCARD: _ClassVar[ActionKind]
 
 class Structure(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     STRUCTURE_UNSPECIFIED: _ClassVar[Structure]
-    FIXED_LIMIT: _ClassVar[Structure]
-    POT_LIMIT: _ClassVar[Structure]
-    NO_LIMIT: _ClassVar[Structure]
+    STRUCTURE_FIXED_LIMIT: _ClassVar[Structure]
+    STRUCTURE_POT_LIMIT: _ClassVar[Structure]
+    STRUCTURE_NO_LIMIT: _ClassVar[Structure]
 
 class ForcedBets(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FORCED_BETS_UNSPECIFIED: _ClassVar[ForcedBets]
-    BLINDS: _ClassVar[ForcedBets]
-    ANTES: _ClassVar[ForcedBets]
+    FORCED_BETS_BLINDS: _ClassVar[ForcedBets]
+    FORCED_BETS_ANTES: _ClassVar[ForcedBets]
 
 class Opening(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     OPENING_UNSPECIFIED: _ClassVar[Opening]
-    ANY: _ClassVar[Opening]
-    JACKS_OR_BETTER: _ClassVar[Opening]
+    OPENING_ANY: _ClassVar[Opening]
+    OPENING_JACKS_OR_BETTER: _ClassVar[Opening]
 
 class JokerMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     JOKER_MODE_UNSPECIFIED: _ClassVar[JokerMode]
-    JOKER_OFF: _ClassVar[JokerMode]
-    JOKER_BUG: _ClassVar[JokerMode]
-    JOKER_WILD: _ClassVar[JokerMode]
+    JOKER_MODE_OFF: _ClassVar[JokerMode]
+    JOKER_MODE_BUG: _ClassVar[JokerMode]
+    JOKER_MODE_WILD: _ClassVar[JokerMode]
 
 class ShowdownReveal(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SHOWDOWN_REVEAL_UNSPECIFIED: _ClassVar[ShowdownReveal]
-    REVEAL_ALL: _ClassVar[ShowdownReveal]
-    REVEAL_MUCK: _ClassVar[ShowdownReveal]
+    SHOWDOWN_REVEAL_ALL: _ClassVar[ShowdownReveal]
+    SHOWDOWN_REVEAL_MUCK: _ClassVar[ShowdownReveal]
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     PHASE_UNSPECIFIED: _ClassVar[Phase]
-    PREDRAW_BETTING: _ClassVar[Phase]
-    DRAW: _ClassVar[Phase]
-    POSTDRAW_BETTING: _ClassVar[Phase]
+    PHASE_PREDRAW_BETTING: _ClassVar[Phase]
+    PHASE_DRAW: _ClassVar[Phase]
+    PHASE_POSTDRAW_BETTING: _ClassVar[Phase]
 
 class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
-    POST_ANTE: _ClassVar[EventKind]
-    POST_SMALL_BLIND: _ClassVar[EventKind]
-    POST_BIG_BLIND: _ClassVar[EventKind]
-    POST_DEAD_BLIND: _ClassVar[EventKind]
-    DEAL: _ClassVar[EventKind]
-    FOLDED: _ClassVar[EventKind]
-    CHECKED: _ClassVar[EventKind]
-    CALLED: _ClassVar[EventKind]
-    BET_RAISED: _ClassVar[EventKind]
-    DREW: _ClassVar[EventKind]
-    RESHUFFLED: _ClassVar[EventKind]
-    UNCALLED_RETURNED: _ClassVar[EventKind]
-    SHOWN: _ClassVar[EventKind]
-    MUCKED: _ClassVar[EventKind]
-    WON: _ClassVar[EventKind]
-    DEAD_HAND: _ClassVar[EventKind]
-    STREET: _ClassVar[EventKind]
+    EVENT_KIND_POST_ANTE: _ClassVar[EventKind]
+    EVENT_KIND_POST_SMALL_BLIND: _ClassVar[EventKind]
+    EVENT_KIND_POST_BIG_BLIND: _ClassVar[EventKind]
+    EVENT_KIND_POST_DEAD_BLIND: _ClassVar[EventKind]
+    EVENT_KIND_DEAL: _ClassVar[EventKind]
+    EVENT_KIND_FOLDED: _ClassVar[EventKind]
+    EVENT_KIND_CHECKED: _ClassVar[EventKind]
+    EVENT_KIND_CALLED: _ClassVar[EventKind]
+    EVENT_KIND_BET_RAISED: _ClassVar[EventKind]
+    EVENT_KIND_DREW: _ClassVar[EventKind]
+    EVENT_KIND_RESHUFFLED: _ClassVar[EventKind]
+    EVENT_KIND_UNCALLED_RETURNED: _ClassVar[EventKind]
+    EVENT_KIND_SHOWN: _ClassVar[EventKind]
+    EVENT_KIND_MUCKED: _ClassVar[EventKind]
+    EVENT_KIND_WON: _ClassVar[EventKind]
+    EVENT_KIND_DEAD_HAND: _ClassVar[EventKind]
+    EVENT_KIND_STREET: _ClassVar[EventKind]
 
 class FaultReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FAULT_REASON_UNSPECIFIED: _ClassVar[FaultReason]
-    TIMEOUT: _ClassVar[FaultReason]
-    ILLEGAL_ACTION: _ClassVar[FaultReason]
-    WRONG_DECISION_ID: _ClassVar[FaultReason]
-    MALFORMED: _ClassVar[FaultReason]
-    DISCONNECTED: _ClassVar[FaultReason]
-    SAT_OUT: _ClassVar[FaultReason]
+    FAULT_REASON_TIMEOUT: _ClassVar[FaultReason]
+    FAULT_REASON_ILLEGAL_ACTION: _ClassVar[FaultReason]
+    FAULT_REASON_WRONG_DECISION_ID: _ClassVar[FaultReason]
+    FAULT_REASON_MALFORMED: _ClassVar[FaultReason]
+    FAULT_REASON_DISCONNECTED: _ClassVar[FaultReason]
+    FAULT_REASON_SAT_OUT: _ClassVar[FaultReason]
 ACTION_KIND_UNSPECIFIED: ActionKind
-FOLD: ActionKind
-CHECK: ActionKind
-CALL: ActionKind
-BET_RAISE: ActionKind
-DISCARD: ActionKind
+ACTION_KIND_FOLD: ActionKind
+ACTION_KIND_CHECK: ActionKind
+ACTION_KIND_CALL: ActionKind
+ACTION_KIND_BET_RAISE: ActionKind
+ACTION_KIND_DISCARD: ActionKind
 STRUCTURE_UNSPECIFIED: Structure
-FIXED_LIMIT: Structure
-POT_LIMIT: Structure
-NO_LIMIT: Structure
+STRUCTURE_FIXED_LIMIT: Structure
+STRUCTURE_POT_LIMIT: Structure
+STRUCTURE_NO_LIMIT: Structure
 FORCED_BETS_UNSPECIFIED: ForcedBets
-BLINDS: ForcedBets
-ANTES: ForcedBets
+FORCED_BETS_BLINDS: ForcedBets
+FORCED_BETS_ANTES: ForcedBets
 OPENING_UNSPECIFIED: Opening
-ANY: Opening
-JACKS_OR_BETTER: Opening
+OPENING_ANY: Opening
+OPENING_JACKS_OR_BETTER: Opening
 JOKER_MODE_UNSPECIFIED: JokerMode
-JOKER_OFF: JokerMode
-JOKER_BUG: JokerMode
-JOKER_WILD: JokerMode
+JOKER_MODE_OFF: JokerMode
+JOKER_MODE_BUG: JokerMode
+JOKER_MODE_WILD: JokerMode
 SHOWDOWN_REVEAL_UNSPECIFIED: ShowdownReveal
-REVEAL_ALL: ShowdownReveal
-REVEAL_MUCK: ShowdownReveal
+SHOWDOWN_REVEAL_ALL: ShowdownReveal
+SHOWDOWN_REVEAL_MUCK: ShowdownReveal
 PHASE_UNSPECIFIED: Phase
-PREDRAW_BETTING: Phase
-DRAW: Phase
-POSTDRAW_BETTING: Phase
+PHASE_PREDRAW_BETTING: Phase
+PHASE_DRAW: Phase
+PHASE_POSTDRAW_BETTING: Phase
 EVENT_KIND_UNSPECIFIED: EventKind
-POST_ANTE: EventKind
-POST_SMALL_BLIND: EventKind
-POST_BIG_BLIND: EventKind
-POST_DEAD_BLIND: EventKind
-DEAL: EventKind
-FOLDED: EventKind
-CHECKED: EventKind
-CALLED: EventKind
-BET_RAISED: EventKind
-DREW: EventKind
-RESHUFFLED: EventKind
-UNCALLED_RETURNED: EventKind
-SHOWN: EventKind
-MUCKED: EventKind
-WON: EventKind
-DEAD_HAND: EventKind
-STREET: EventKind
+EVENT_KIND_POST_ANTE: EventKind
+EVENT_KIND_POST_SMALL_BLIND: EventKind
+EVENT_KIND_POST_BIG_BLIND: EventKind
+EVENT_KIND_POST_DEAD_BLIND: EventKind
+EVENT_KIND_DEAL: EventKind
+EVENT_KIND_FOLDED: EventKind
+EVENT_KIND_CHECKED: EventKind
+EVENT_KIND_CALLED: EventKind
+EVENT_KIND_BET_RAISED: EventKind
+EVENT_KIND_DREW: EventKind
+EVENT_KIND_RESHUFFLED: EventKind
+EVENT_KIND_UNCALLED_RETURNED: EventKind
+EVENT_KIND_SHOWN: EventKind
+EVENT_KIND_MUCKED: EventKind
+EVENT_KIND_WON: EventKind
+EVENT_KIND_DEAD_HAND: EventKind
+EVENT_KIND_STREET: EventKind
 FAULT_REASON_UNSPECIFIED: FaultReason
-TIMEOUT: FaultReason
-ILLEGAL_ACTION: FaultReason
-WRONG_DECISION_ID: FaultReason
-MALFORMED: FaultReason
-DISCONNECTED: FaultReason
-SAT_OUT: FaultReason
+FAULT_REASON_TIMEOUT: FaultReason
+FAULT_REASON_ILLEGAL_ACTION: FaultReason
+FAULT_REASON_WRONG_DECISION_ID: FaultReason
+FAULT_REASON_MALFORMED: FaultReason
+FAULT_REASON_DISCONNECTED: FaultReason
+FAULT_REASON_SAT_OUT: FaultReason
 
 class DealerMessage(_message.Message):
     __slots__ = ("match_start", "hand_start", "decision", "fault", "hand_end", "match_end")

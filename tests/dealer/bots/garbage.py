@@ -13,7 +13,7 @@ class Garbage(Calling):
         super().decide(decision)
         if self.decisions % 2:
             return pb.Action(kind=99)
-        return pb.Action(kind=pb.DISCARD, cards=["Zz", "1x"])
+        return pb.Action(kind=pb.ACTION_KIND_DISCARD, cards=["Zz", "1x"])
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ class Illegal(Calling):
         super().decide(decision)
         if decision.is_draw:
             return decision.stand_pat()
-        return pb.Action(kind=pb.BET_RAISE, amount=10**9 if self.decisions % 2 else 1)
+        return pb.Action(kind=pb.ACTION_KIND_BET_RAISE, amount=10**9 if self.decisions % 2 else 1)
 
 
 if __name__ == "__main__":

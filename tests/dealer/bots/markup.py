@@ -16,7 +16,7 @@ class Markup(Calling):
     def decide(self, decision):
         super().decide(decision)
         print(f"markup bot: {NASTY}", file=sys.stderr, flush=True)
-        return pb.Action(decision_id=NASTY, kind=pb.CALL)
+        return pb.Action(decision_id=NASTY, kind=pb.ACTION_KIND_CALL)
 
 
 if __name__ == "__main__":

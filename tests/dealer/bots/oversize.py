@@ -34,7 +34,7 @@ class Oversize(Calling):
     def decide(self, decision):
         action = super().decide(decision)
         if self.where == "action" and self.decisions == 3:
-            return pb.Action(kind=pb.FOLD, cards=[BIG])
+            return pb.Action(kind=pb.ACTION_KIND_FOLD, cards=[BIG])
         return action
 
 

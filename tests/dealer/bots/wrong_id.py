@@ -11,7 +11,7 @@ class WrongId(Calling):
 
     def decide(self, decision):
         super().decide(decision)
-        return pb.Action(decision_id=f"bogus-{self.decisions}", kind=pb.CALL)
+        return pb.Action(decision_id=f"bogus-{self.decisions}", kind=pb.ACTION_KIND_CALL)
 
 
 if __name__ == "__main__":
