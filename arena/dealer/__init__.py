@@ -18,7 +18,10 @@ from arena.dealer._seat import LocalConnection as LocalConnection
 from arena.dealer._seat import MalformedStreamError as MalformedStreamError
 from arena.dealer._seat import SeatBrokenError as SeatBrokenError
 from arena.dealer._seat import SeatConnection as SeatConnection
+from arena.dealer._settings import ACTION_TIMEOUT as ACTION_TIMEOUT
+from arena.dealer._settings import HANDS_PER_MATCH as HANDS_PER_MATCH
 from arena.dealer._settings import HELLO_TIMEOUT as HELLO_TIMEOUT
+from arena.dealer._settings import STARTUP_TIMEOUT as STARTUP_TIMEOUT
 from arena.dealer._settings import FaultRecord as FaultRecord
 from arena.dealer._settings import MatchResult as MatchResult
 from arena.dealer._settings import MatchSettings as MatchSettings
@@ -26,8 +29,11 @@ from arena.dealer._settings import OnFaultLimit as OnFaultLimit
 from arena.dealer._settings import with_seed as with_seed
 
 __all__ = [
+    "ACTION_TIMEOUT",
+    "HANDS_PER_MATCH",
     "HELLO_TIMEOUT",
     "MAX_STALE",
+    "STARTUP_TIMEOUT",
     "BotDriver",
     "BotStartError",
     "FaultRecord",

@@ -53,6 +53,7 @@ from arena.dealer._process import (
     safe_name,
 )
 from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
+from arena.dealer._settings import STARTUP_TIMEOUT
 from arena.protocol import pb
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
@@ -120,7 +121,7 @@ class LaunchedBot:
         workdir: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
         transport: Transport = "tcp",
-        startup_timeout: float = 10.0,
+        startup_timeout: float = STARTUP_TIMEOUT,
         stop_timeout: float = 2.0,
         log_dir: str | os.PathLike[str] | None = None,
         log_limit_bytes: int = 1_000_000,
@@ -445,7 +446,7 @@ async def open_bot(
     *,
     command: str | Sequence[str] | None = None,
     address: str | None = None,
-    startup_timeout: float = 10.0,
+    startup_timeout: float = STARTUP_TIMEOUT,
     **options: object,
 ) -> AsyncIterator[BotDriver]:
     """A ready bot driver for the block: launched from ``command``, or dialled at ``address``.

@@ -24,6 +24,17 @@ HELLO_TIMEOUT = 2.0
 """Default seconds from MatchStart to the bot's Hello: a bot that connects and says
 nothing stalls its table this long per try (and gets a TIMEOUT fault for it)."""
 
+HANDS_PER_MATCH = 200
+"""Default hands per match: ``MatchSettings``, ``arena match --hands`` and a tournament
+file's ``hands_per_match`` all read it (one owner per default)."""
+
+ACTION_TIMEOUT = 1.0
+"""Default seconds per decision (R23), for ``MatchSettings``, the CLI and tournament files."""
+
+STARTUP_TIMEOUT = 15.0
+"""Default seconds for a bot to become healthy (launched or dialled), for the launcher,
+the CLI, tournament files and driver plugins."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class MatchSettings:
@@ -35,11 +46,11 @@ class MatchSettings:
     """
 
     config: GameConfig
-    hands: int = 100
+    hands: int = HANDS_PER_MATCH
     starting_stack: int = 200
     seed: int | None = None
     duplicate: bool = False
-    action_timeout: float = 1.0
+    action_timeout: float = ACTION_TIMEOUT
     time_bank: float = 0.0
     hello_timeout: float = HELLO_TIMEOUT
     fault_limit: int = 0

@@ -6,6 +6,9 @@ chips (:class:`MatchChips`) for win rates; :class:`Sprt` and :class:`ChipSprt` t
 running match when it may stop. Every figure comes with its 95% interval.
 """
 
+from arena.ratings._bounds import DEFAULT_ANCHOR_RATING as DEFAULT_ANCHOR_RATING
+from arena.ratings._bounds import DEFAULT_K_FACTOR as DEFAULT_K_FACTOR
+from arena.ratings._bounds import DEFAULT_START_RATING as DEFAULT_START_RATING
 from arena.ratings._bounds import MAX_K_FACTOR as MAX_K_FACTOR
 from arena.ratings._bounds import MAX_PRIOR_GAMES as MAX_PRIOR_GAMES
 from arena.ratings._bounds import RATING_LIMIT as RATING_LIMIT
@@ -38,6 +41,9 @@ from arena.ratings._winrates import pair_units as pair_units
 from arena.ratings._winrates import pair_win_rates as pair_win_rates
 
 __all__ = [
+    "DEFAULT_ANCHOR_RATING",
+    "DEFAULT_K_FACTOR",
+    "DEFAULT_START_RATING",
     "ELO_PER_NEPER",
     "MARGIN_SCALE_MBB",
     "MAX_K_FACTOR",

@@ -16,6 +16,15 @@ MAX_K_FACTOR = 400.0
 RATING_LIMIT = 10_000.0
 """A start rating or anchor rating lies in ``[-RATING_LIMIT, RATING_LIMIT]`` (usual: 1000-1500)."""
 
+DEFAULT_K_FACTOR = 16.0
+"""Elo's K factor when none is given: ``EloSystem``, the live Elo of tournaments."""
+
+DEFAULT_START_RATING = 1500.0
+"""A new bot's live Elo when none is given."""
+
+DEFAULT_ANCHOR_RATING = 1000.0
+"""The anchored bot's rating (or, with no anchor, the mean rating) when none is given."""
+
 MAX_PRIOR_GAMES = 1_000.0
 """The most virtual draws the batch fit's prior may add per bot (usual: 2)."""
 

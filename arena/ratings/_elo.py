@@ -6,7 +6,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.ratings._bounds import check_k_factor, check_rating_setting
+from arena.ratings._bounds import (
+    DEFAULT_K_FACTOR,
+    DEFAULT_START_RATING,
+    check_k_factor,
+    check_rating_setting,
+)
 from arena.ratings._pairwise import PairResult
 
 _MAX_EXPONENT = 300.0  # 10 ** 300 is finite; a 120,000-point gap already scores 1e-300
@@ -30,8 +35,8 @@ class EloSystem:
     next to it.
     """
 
-    k: float = 32.0
-    start: float = 1500.0
+    k: float = DEFAULT_K_FACTOR
+    start: float = DEFAULT_START_RATING
 
     def __post_init__(self) -> None:
         try:

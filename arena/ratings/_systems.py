@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.ratings._bounds import DEFAULT_K_FACTOR, DEFAULT_START_RATING
 from arena.ratings._elo import EloSystem
 from arena.ratings._fit import Rating, fit_ratings
 from arena.ratings._pairwise import PairResult
@@ -19,8 +20,8 @@ from arena.ratings._pairwise import PairResult
 class IncrementalElo:
     """Elo applied result by result (order matters: it is the live, familiar number)."""
 
-    k: float = 16.0
-    start: float = 1500.0
+    k: float = DEFAULT_K_FACTOR
+    start: float = DEFAULT_START_RATING
     name: str = "elo"
 
     def rate(self, results: Sequence[PairResult]) -> dict[str, float]:

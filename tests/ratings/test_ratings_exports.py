@@ -14,7 +14,8 @@ KNOWN = {
     "los_matrix", "pair_units", "pair_win_rates", "pairwise_results", "BatchFit", "IncrementalElo",
     "builtin_rating_systems", "MARGIN_SCALE_MBB", "margin_results", "MAX_K_FACTOR",
     "MAX_PRIOR_GAMES", "RATING_LIMIT", "UnitTable", "check_k_factor", "check_prior_games",
-    "check_rating_setting", "fit_matrix",
+    "check_rating_setting", "fit_matrix", "DEFAULT_ANCHOR_RATING", "DEFAULT_K_FACTOR",
+    "DEFAULT_START_RATING",
 }  # fmt: skip
 
 
