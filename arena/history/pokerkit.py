@@ -118,50 +118,35 @@ class FixedLimitFiveCardDraw(FixedLimitPokerMixin, _FiveCardDraw):
         )
 
 
-class NoLimitFiveCardDraw(NoLimitPokerMixin, _FiveCardDraw):
+class _BigBetFiveCardDraw(_FiveCardDraw):
+    """Pot and no limit: one ``min_bet`` (the big blind) for both betting rounds."""
+
+    def __init__(
+        self,
+        automations: Any,
+        ante_trimming_status: Any,
+        raw_antes: Any,
+        raw_blinds_or_straddles: Any,
+        min_bet: int,
+        **kwargs: Any,
+    ) -> None:
+        self._setup(
+            automations,
+            ante_trimming_status,
+            raw_antes,
+            raw_blinds_or_straddles,
+            min_bet,
+            min_bet,
+            **kwargs,
+        )
+
+
+class NoLimitFiveCardDraw(NoLimitPokerMixin, _BigBetFiveCardDraw):
     """``N5D``: no-limit Five Card Draw high (``min_bet``, the big blind)."""
 
-    def __init__(
-        self,
-        automations: Any,
-        ante_trimming_status: Any,
-        raw_antes: Any,
-        raw_blinds_or_straddles: Any,
-        min_bet: int,
-        **kwargs: Any,
-    ) -> None:
-        self._setup(
-            automations,
-            ante_trimming_status,
-            raw_antes,
-            raw_blinds_or_straddles,
-            min_bet,
-            min_bet,
-            **kwargs,
-        )
 
-
-class PotLimitFiveCardDraw(PotLimitPokerMixin, _FiveCardDraw):
+class PotLimitFiveCardDraw(PotLimitPokerMixin, _BigBetFiveCardDraw):
     """``P5D``: pot-limit Five Card Draw high (``min_bet``, the big blind)."""
-
-    def __init__(
-        self,
-        automations: Any,
-        ante_trimming_status: Any,
-        raw_antes: Any,
-        raw_blinds_or_straddles: Any,
-        min_bet: int,
-        **kwargs: Any,
-    ) -> None:
-        self._setup(
-            automations,
-            ante_trimming_status,
-            raw_antes,
-            raw_blinds_or_straddles,
-            min_bet,
-            min_bet,
-            **kwargs,
-        )
 
 
 class ArenaHandHistory(HandHistory):
