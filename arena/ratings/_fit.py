@@ -25,9 +25,9 @@ whatever the order) and bots are processed in name order, so the output depends 
 the multiset of results. :func:`fit_matrix` takes the per-pair sums already made (the
 standings make them with numpy from every duplicate block of every match).
 
-Speed and range. The Newton steps run on dense numpy matrices (200 bots: milliseconds),
-and every exponential is taken of a non-positive number, so no setting or result can
-overflow it.
+Speed and range. The Newton steps run on dense numpy matrices (200 bots: a few tens of
+milliseconds, without LAPACK: see :mod:`arena.ratings._linalg`), and every exponential is
+taken of a non-positive number, so no setting or result can overflow it.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from arena.ratings._bounds import check_prior_games, check_rating_setting
-from arena.ratings._linalg import inverse_spd, solve_spd
+from arena.ratings._linalg import inverse_diagonal_spd, solve_spd
 from arena.ratings._pairwise import PairResult
 
 #: Elo points per natural-log unit of odds: ``400 / ln 10``.
@@ -158,12 +158,12 @@ def fit_matrix(
         free = np.array([k for k in range(n) if k != reference], dtype=np.intp)
         variance = np.zeros(n)
         if len(free):
-            variance[free] = np.diag(inverse_spd(info[np.ix_(free, free)]))
+            variance[free] = inverse_diagonal_spd(info[np.ix_(free, free)])
         centre = theta[reference]
     else:
         # The Laplacian's null space is the constant vector, so its pseudo-inverse -- the
         # covariance of the ratings about their mean -- is inv(L + J/n) - J/n.
-        variance = np.diag(inverse_spd(info + 1.0 / n)) - 1.0 / n
+        variance = inverse_diagonal_spd(info + 1.0 / n) - 1.0 / n
         centre = float(np.mean(theta))
     elo = anchor_rating + ELO_PER_NEPER * (theta - centre)
     half = _Z95 * ELO_PER_NEPER * np.sqrt(np.maximum(variance, 0.0))
