@@ -20,10 +20,11 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.cli._bots import BotSpec, parse_bot_spec
-from arena.cli._match import SECONDS, builtin_driver, open_drivers, terminal_safe
+from arena.cli._match import SECONDS, open_drivers, terminal_safe
 from arena.dealer import BotDriver, MatchSettings, run_match
 from arena.engine import ForcedBets, GameConfig, JokerMode, Opening, ShowdownReveal, Structure
 from arena.protocol import PROTOCOL_VERSION, pb
+from arena.tournament import DriverContext, Timeouts, make_bot, open_builtin_bot
 
 
 @dataclass(frozen=True)
@@ -122,10 +123,6 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
     outcomes = []
     for number, scenario in enumerate(SCENARIOS):
         outcome = Outcome(scenario)
-        opponents = [
-            builtin_driver(BotSpec(f"{name}-{i + 1}", "builtin", name), seed + i)
-            for i, name in enumerate(scenario.opponents)
-        ]
         tested: BotDriver = _FaultInjectingDriver(driver) if scenario.inject_fault else driver
         settings = MatchSettings(
             config=scenario.config,
@@ -136,7 +133,16 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
             reconnect=False,
             match_id=f"check-bot-{number + 1}",
         )
-        result = await run_match([tested, *opponents], settings)
+        async with contextlib.AsyncExitStack() as stack:
+            opponents = [
+                await stack.enter_async_context(
+                    open_builtin_bot(
+                        make_bot(f"{name}-{i + 1}", "builtin", name), DriverContext(seed=seed + i)
+                    )
+                )
+                for i, name in enumerate(scenario.opponents)
+            ]
+            result = await run_match([tested, *opponents], settings)
         outcome.hands = result.hands_played
         hello = result.hellos[0]
         if hello is None:
@@ -167,7 +173,7 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
     show_default=True,
     help="Seconds per decision.",
 )
-@click.option("--startup-timeout", type=SECONDS, default=15.0, show_default=True)
+@click.option("--startup-timeout", type=SECONDS, default=Timeouts.startup, show_default=True)
 @click.option(
     "--seed",
     type=int,

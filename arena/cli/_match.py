@@ -16,19 +16,16 @@ from rich.table import Table as RichTable
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
 from arena.cli._errors import user_errors
 from arena.dealer import (
-    HELLO_TIMEOUT,
     BotDriver,
     BotStartError,
-    LocalBot,
     MatchSettings,
     OnFaultLimit,
-    policy_driver,
     run_match,
     with_seed,
 )
 from arena.dealer._records import MatchRecorder
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structure
-from arena.tournament import _bounds
+from arena.tournament import Timeouts, TournamentConfig, _bounds
 
 
 def terminal_safe(text: str) -> str:
@@ -40,10 +37,6 @@ def terminal_safe(text: str) -> str:
         ch if ch == "\n" or ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
         for ch in text
     )
-
-
-def builtin_driver(spec: BotSpec, seed: int | None) -> LocalBot:
-    return policy_driver(spec.name, spec.target, seed)
 
 
 async def open_drivers(
@@ -148,7 +141,7 @@ def game_options(func):
         click.option(
             "--stack",
             type=click.IntRange(1, MAX_CHIPS),
-            default=200,
+            default=TournamentConfig.stack,
             show_default=True,
             help="Chips each seat starts every hand with.",
         ),
@@ -178,7 +171,12 @@ def build_config(
 @click.command("match")
 @click.argument("bots", nargs=-1, required=True)
 @game_options
-@click.option("--hands", type=_Whole(_bounds.check_hands), default=200, show_default=True)
+@click.option(
+    "--hands",
+    type=_Whole(_bounds.check_hands),
+    default=TournamentConfig.hands_per_match,
+    show_default=True,
+)
 @click.option(
     "--seed",
     type=_Whole(_bounds.check_seed),
@@ -195,41 +193,41 @@ def build_config(
     "--timeout",
     "action_timeout",
     type=SECONDS,
-    default=1.0,
+    default=Timeouts.action,
     show_default=True,
     help="Seconds per decision (R23).",
 )
 @click.option(
     "--time-bank",
     type=SECONDS_OR_ZERO,
-    default=0.0,
+    default=Timeouts.time_bank,
     show_default=True,
     help="Seconds per match, spent when a decision overruns.",
 )
 @click.option(
     "--fault-limit",
     type=_Whole(_bounds.check_fault_limit),
-    default=0,
+    default=Timeouts.fault_limit,
     show_default=True,
     help="Faults before R25 applies (0: no limit).",
 )
 @click.option(
     "--on-fault-limit",
     type=click.Choice([o.value for o in OnFaultLimit]),
-    default="sit_out",
+    default=Timeouts.on_fault_limit.value,
     show_default=True,
 )
 @click.option(
     "--startup-timeout",
     type=SECONDS,
-    default=15.0,
+    default=Timeouts.startup,
     show_default=True,
     help="Seconds for a launched bot to become healthy.",
 )
 @click.option(
     "--hello-timeout",
     type=SECONDS,
-    default=HELLO_TIMEOUT,
+    default=Timeouts.hello,
     show_default=True,
     help="Seconds from MatchStart to the bot's Hello; a bot that misses it gets a TIMEOUT fault.",
 )

@@ -17,9 +17,9 @@ from rich.text import Text
 
 from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
-from arena.plugins import DriverContext, PluginError, get_plugin_manager, open_driver
+from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
-    BotEntry,
+    BotSpec,
     Progress,
     Standings,
     Store,
@@ -42,13 +42,10 @@ def _plugin_manager(no_plugins: bool):
 
 
 def _opener(pm, config: TournamentConfig) -> Callable:
-    def open_bot_entry(entry: BotEntry):
-        context = DriverContext(
-            seed=config.seed,
-            log_dir=config.output / config.name / "bots",
-            startup_timeout=config.timeouts.startup,
-            options={"workdir": entry.workdir or config.workdir},
-        )
+    """Every bot of the file, whatever its kind, opened through the driver plugins."""
+    context = config.driver_context()
+
+    def open_bot_entry(entry: BotSpec):
         return open_driver(pm, entry, context)
 
     return open_bot_entry
@@ -99,9 +96,9 @@ def play_tournament(
                         config,
                         store,
                         resume=resume,
-                        hooks=pm.hook,
                         on_progress=on_progress,
                         open_driver=_opener(pm, config),
+                        **tournament_observers(pm),
                     )
                 )
             except (TournamentError, StoreError) as error:

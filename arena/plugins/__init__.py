@@ -29,6 +29,7 @@ from arena.plugins._manager import get_plugin_manager as get_plugin_manager
 from arena.plugins._manager import hand_observer as hand_observer
 from arena.plugins._manager import open_driver as open_driver
 from arena.plugins._manager import rating_systems as rating_systems
+from arena.plugins._manager import tournament_observers as tournament_observers
 from arena.plugins.hookspecs import BotSpecLike as BotSpecLike
 from arena.plugins.hookspecs import DriverContext as DriverContext
 from arena.plugins.hookspecs import RatingSystem as RatingSystem
@@ -51,4 +52,5 @@ __all__ = [
     "hookspec",
     "open_driver",
     "rating_systems",
+    "tournament_observers",
 ]

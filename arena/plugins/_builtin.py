@@ -3,108 +3,66 @@
 Each is an instance of a small class, registered under the name in
 :data:`BUILTIN_PLUGINS` (the same names as arena's own ``arena.plugins`` entry
 points), so a user can block one by name or replace it with a plugin of their own.
-The layers they use are imported inside the hooks: loading the plugins costs nothing.
+Each driver answers for one kind and hands the bot to
+:func:`arena.tournament._drivers.open_builtin_bot`, the only code that opens
+arena's own kinds.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from arena.plugins.hookspecs import BotSpecLike, DriverContext, RatingSystem, hookimpl
+from arena.ratings import builtin_rating_systems
+from arena.tournament._drivers import open_builtin_bot
 
 if TYPE_CHECKING:
     from arena.dealer import BotDriver
 
 
-@asynccontextmanager
-async def _open_policy(spec: BotSpecLike, seed: int | None) -> AsyncIterator[BotDriver]:
-    """An in-process policy for the block; :class:`BotStartError` if there is no such policy."""
-    from arena.dealer import BotStartError, policy_driver
-    from arena.policies import BUILT_IN
+class _KindDriver:
+    """Drives bots of one built-in ``kind``; leaves every other kind to other plugins."""
 
-    if spec.target not in BUILT_IN:
-        raise BotStartError(
-            f"{spec.name}: unknown built-in policy {spec.target!r}; choose from {', '.join(BUILT_IN)}"
-        )
-    driver = policy_driver(spec.name, spec.target, seed)
-    try:
-        yield driver
-    finally:
-        await driver.aclose()
+    kind = ""
+
+    @hookimpl(trylast=True)
+    def arena_make_driver(
+        self, spec: BotSpecLike, context: DriverContext
+    ) -> AbstractAsyncContextManager[BotDriver] | None:
+        if spec.kind != self.kind:
+            return None
+        return open_builtin_bot(spec, context)
 
 
-class PolicyDrivers:
+class PolicyDrivers(_KindDriver):
     """Kind ``builtin``: an in-process policy from :data:`arena.policies.BUILT_IN`."""
 
-    @hookimpl(trylast=True)
-    def arena_make_driver(
-        self, spec: BotSpecLike, context: DriverContext
-    ) -> AbstractAsyncContextManager[BotDriver] | None:
-        if spec.kind != "builtin":
-            return None
-        return _open_policy(spec, context.seed)
+    kind = "builtin"
 
 
-class AddressDrivers:
+class AddressDrivers(_KindDriver):
     """Kind ``address``: a running bot dialled over gRPC at ``HOST:PORT`` or ``unix:PATH``."""
 
-    @hookimpl(trylast=True)
-    def arena_make_driver(
-        self, spec: BotSpecLike, context: DriverContext
-    ) -> AbstractAsyncContextManager[BotDriver] | None:
-        if spec.kind != "address":
-            return None
-        from arena.dealer import open_bot
-
-        return open_bot(spec.name, address=spec.target, startup_timeout=context.startup_timeout)
+    kind = "address"
 
 
-class CommandDrivers:
-    """Kind ``command``: a bot launched as a child process and played over gRPC."""
+class CommandDrivers(_KindDriver):
+    """Kind ``command``: a bot launched as a child process and played over gRPC.
 
-    @hookimpl(trylast=True)
-    def arena_make_driver(
-        self, spec: BotSpecLike, context: DriverContext
-    ) -> AbstractAsyncContextManager[BotDriver] | None:
-        if spec.kind != "command":
-            return None
-        from arena.dealer import open_bot
+    ``{python}`` in the command is the interpreter running arena; ``context.options``
+    may set ``workdir`` (when the bot has none), ``memory_limit_mb`` and ``cpu_seconds``.
+    """
 
-        # BotSpec.argv replaces {python} with the running interpreter; a plain string
-        # target is split like a shell would by the launcher
-        command = getattr(spec, "argv", spec.target)
-        options = dict(context.options or {})
-        return open_bot(
-            spec.name,
-            command=command,
-            startup_timeout=context.startup_timeout,
-            log_dir=context.log_dir,
-            workdir=options.get("workdir"),
-            memory_limit_mb=options.get("memory_limit_mb"),
-            cpu_seconds=options.get("cpu_seconds"),
-        )
+    kind = "command"
 
 
 class RatingSystems:
-    """Elo and the batch fit from :mod:`arena.ratings` (none while that is absent).
-
-    ``arena.ratings`` provides them through ``builtin_rating_systems()``, a list of
-    objects with ``name`` and ``rate(results)``.
-    """
+    """Elo and the batch fit from :func:`arena.ratings.builtin_rating_systems`."""
 
     @hookimpl(trylast=True)
     def arena_rating_systems(self) -> list[RatingSystem]:
-        try:
-            ratings = importlib.import_module("arena.ratings")
-        except ModuleNotFoundError as error:
-            if error.name not in ("arena.ratings", "arena"):
-                raise  # arena.ratings exists but imports something missing: a real bug
-            return []
-        provide = getattr(ratings, "builtin_rating_systems", None)
-        return list(provide()) if provide is not None else []
+        return list(builtin_rating_systems())
 
 
 policy_drivers = PolicyDrivers()

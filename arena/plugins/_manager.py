@@ -13,17 +13,31 @@ import importlib.metadata
 import os
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from arena.plugins import hookspecs
 from arena.plugins._builtin import BUILTIN_PLUGINS
 from arena.plugins.hookspecs import PROJECT, BotSpecLike, DriverContext, RatingSystem
+from arena.tournament._drivers import NoDriverError
 
 if TYPE_CHECKING:
-    from arena.dealer import BotDriver
+    from arena.dealer import BotDriver, MatchResult, MatchSettings
     from arena.engine import Hand
+
+__all__ = [
+    "DISABLE_AUTOLOAD_ENV",
+    "ENTRY_POINT_GROUP",
+    "NoDriverError",
+    "PluginError",
+    "autoload_disabled",
+    "get_plugin_manager",
+    "hand_observer",
+    "open_driver",
+    "rating_systems",
+    "tournament_observers",
+]
 
 ENTRY_POINT_GROUP = "arena.plugins"
 """The entry-point group third-party plugins are installed under."""
@@ -43,10 +57,6 @@ class PluginError(Exception):
     def __init__(self, plugin: str, message: str) -> None:
         super().__init__(message)
         self.plugin = plugin
-
-
-class NoDriverError(LookupError):
-    """No plugin drives bots of the spec's kind: a kind nobody installed, or misspelled."""
 
 
 def autoload_disabled() -> bool:
@@ -180,3 +190,31 @@ def hand_observer(
         hook(match_id=match_id, hand_number=hand_number, hand=hand, seats=seats, names=names)
 
     return on_hand
+
+
+def tournament_observers(pm: pluggy.PluginManager) -> dict[str, Callable[..., Any]]:
+    """The plugin observers as :func:`arena.tournament.run_tournament`'s plain callbacks.
+
+    Pass them as keyword arguments (``run_tournament(..., **tournament_observers(pm))``):
+    the runner knows nothing of pluggy, and this is the one place hook names meet it.
+    """
+    hook = pm.hook
+
+    def on_match_started(match_id: str, names: Sequence[str], settings: MatchSettings) -> None:
+        hook.arena_match_started(match_id=match_id, names=names, settings=settings)
+
+    def on_hand(
+        match_id: str, hand_number: int, hand: Hand, seats: Sequence[int], names: Sequence[str]
+    ) -> None:
+        hook.arena_hand_finished(
+            match_id=match_id, hand_number=hand_number, hand=hand, seats=seats, names=names
+        )
+
+    def on_match_finished(match_id: str, result: MatchResult) -> None:
+        hook.arena_match_finished(match_id=match_id, result=result)
+
+    return {
+        "on_match_started": on_match_started,
+        "on_hand": on_hand,
+        "on_match_finished": on_match_finished,
+    }

@@ -27,17 +27,28 @@ its caller.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import pluggy
+
+# the bot record and the driver context live with the built-in drivers, one layer down
+from arena.tournament._drivers import BotSpecLike, DriverContext
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from arena.dealer import BotDriver, MatchResult, MatchSettings
     from arena.engine import Hand
+    from arena.ratings import PairResult, Rating
+
+__all__ = [
+    "PROJECT",
+    "BotSpecLike",
+    "DriverContext",
+    "RatingSystem",
+    "hookimpl",
+    "hookspec",
+]
 
 PROJECT = "arena"
 """The pluggy project name: markers and the manager must agree on it."""
@@ -46,46 +57,20 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
-class BotSpecLike(Protocol):
-    """A bot as the user named it (``arena.cli.BotSpec`` is one).
-
-    ``kind`` says which plugin drives it: the built-ins know ``"builtin"`` (target: a
-    policy name), ``"address"`` (target: ``HOST:PORT`` or ``unix:PATH``) and
-    ``"command"`` (target: a command line); a plugin may add kinds of its own.
-    """
-
-    name: str
-    kind: str
-    target: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class DriverContext:
-    """What a driver plugin may need besides the spec; times in seconds.
-
-    ``seed``: the match seed, for policies that draw random numbers (``None``:
-    unseeded). ``log_dir``: where a launched bot's stdout and stderr logs go (``None``:
-    a temporary directory). ``startup_timeout``: how long a bot may take to become
-    healthy. ``options``: anything else the caller wants drivers to see.
-    """
-
-    seed: int | None = None
-    log_dir: Path | None = None
-    startup_timeout: float = 15.0
-    options: Mapping[str, Any] | None = None
-
-
 @runtime_checkable
 class RatingSystem(Protocol):
     """A way to rate bots from match results (Elo, a Bradley-Terry batch fit, ...).
 
-    ``name`` is how users pick it (``"elo"``, ``"bt-fit"``); ``rate`` takes finished
-    matches in the order they were played and returns a rating per bot name.
+    ``name`` is how users pick it (``"elo"``, ``"bt-fit"``); ``rate`` takes pairwise
+    results (:class:`arena.ratings.PairResult`: two bots and the first one's score,
+    as :func:`arena.ratings.pairwise_results` makes them from a match's chips) in the
+    order they were played and returns a rating per bot name: a number, or a
+    :class:`arena.ratings.Rating` with its interval.
     """
 
     name: str
 
-    def rate(self, results: Sequence[MatchResult]) -> dict[str, Any]:
+    def rate(self, results: Sequence[PairResult]) -> Mapping[str, float | Rating]:
         """Ratings by bot name from ``results``; never mutates them."""
         ...
 

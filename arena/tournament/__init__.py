@@ -1,5 +1,9 @@
 """Tournaments, persistence and standings (layer 4)."""
 
+from arena.tournament._bots import BotSpec as BotSpec
+from arena.tournament._bots import BotSpecError as BotSpecError
+from arena.tournament._bots import make_bot as make_bot
+from arena.tournament._bots import parse_bot_text as parse_bot_text
 from arena.tournament._config import BotEntry as BotEntry
 from arena.tournament._config import Format as Format
 from arena.tournament._config import Ratings as Ratings
@@ -8,13 +12,16 @@ from arena.tournament._config import TournamentConfig as TournamentConfig
 from arena.tournament._config import TournamentConfigError as TournamentConfigError
 from arena.tournament._config_load import load_tournament as load_tournament
 from arena.tournament._config_load import parse_tournament as parse_tournament
+from arena.tournament._drivers import DriverContext as DriverContext
+from arena.tournament._drivers import NoDriverError as NoDriverError
+from arena.tournament._drivers import open_builtin_bot as open_builtin_bot
 from arena.tournament._errors import TournamentError as TournamentError
-from arena.tournament._formats import ScheduledMatch as ScheduledMatch
 from arena.tournament._formats import ScheduleStats as ScheduleStats
 from arena.tournament._formats import build_schedule as build_schedule
 from arena.tournament._formats import schedule_statistics as schedule_statistics
 from arena.tournament._runner import Progress as Progress
 from arena.tournament._runner import run_tournament as run_tournament
+from arena.tournament._scheduled import ScheduledMatch as ScheduledMatch
 from arena.tournament._schema import NOT_STARTED as NOT_STARTED
 from arena.tournament._schema import AlreadyRecorded as AlreadyRecorded
 from arena.tournament._schema import StoreError as StoreError
@@ -29,7 +36,11 @@ __all__ = [
     "NOT_STARTED",
     "AlreadyRecorded",
     "BotEntry",
+    "BotSpec",
+    "BotSpecError",
+    "DriverContext",
     "Format",
+    "NoDriverError",
     "Progress",
     "Ratings",
     "ScheduleStats",
@@ -46,6 +57,9 @@ __all__ = [
     "compute_standings",
     "game_type_of",
     "load_tournament",
+    "make_bot",
+    "open_builtin_bot",
+    "parse_bot_text",
     "parse_tournament",
     "run_tournament",
     "schedule_statistics",

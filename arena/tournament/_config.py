@@ -18,23 +18,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
-import shlex
-import shutil
-import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from arena.dealer import MatchSettings, OnFaultLimit
+from arena.dealer import (
+    ACTION_TIMEOUT,
+    HANDS_PER_MATCH,
+    HELLO_TIMEOUT,
+    STARTUP_TIMEOUT,
+    MatchSettings,
+    OnFaultLimit,
+)
 from arena.engine import GameConfig
-
-if TYPE_CHECKING:
-    from arena.tournament._formats import ScheduledMatch
-
-_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")
-_ADDRESS = re.compile(r"^(unix:\S+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})\Z")
+from arena.ratings import DEFAULT_ANCHOR_RATING, DEFAULT_K_FACTOR, DEFAULT_START_RATING
+from arena.tournament._bots import BotSpec
+from arena.tournament._drivers import DriverContext
+from arena.tournament._scheduled import ScheduledMatch
 
 
 class TournamentConfigError(ValueError):
@@ -67,60 +68,18 @@ MAX_MATCHES = 1_000_000
 HEADS_UP_FORMATS = frozenset({Format.ROUND_ROBIN, Format.GAUNTLET, Format.LADDER})
 
 
-@dataclass(frozen=True, kw_only=True)
-class BotEntry:
-    """One ``[[bots]]`` entry: exactly one of ``builtin``, ``command`` or ``address``.
-
-    ``requires``: an executable (``"node"``) without which the bot is skipped with a
-    note (:meth:`TournamentConfig.without_unavailable`). ``workdir``: where the
-    command runs, absolute; the TOML file's folder unless the entry names another.
-    """
-
-    name: str
-    builtin: str | None = None
-    command: str | None = None
-    address: str | None = None
-    plugin: str | None = None
-    plugin_target: str | None = None
-    requires: str | None = None
-    workdir: Path | None = None
-
-    @property
-    def kind(self) -> str:
-        """``"builtin"``, ``"command"``, ``"address"``, or a driver plugin's own kind."""
-        if self.plugin is not None:
-            return self.plugin
-        if self.builtin is not None:
-            return "builtin"
-        return "command" if self.command is not None else "address"
-
-    @property
-    def target(self) -> str:
-        """The policy name, the command line, the address, or what the plugin is given."""
-        if self.plugin is not None:
-            return self.plugin_target or ""
-        return self.builtin or self.command or self.address or ""
-
-    @property
-    def argv(self) -> list[str]:
-        """The command's arguments; ``{python}`` becomes the interpreter running arena."""
-        if self.command is None:
-            raise ValueError(f"bot {self.name!r} is not a command bot")
-        return [sys.executable if arg == "{python}" else arg for arg in shlex.split(self.command)]
-
-    def available(self) -> bool:
-        """Whether the executable named by ``requires`` (if any) is on ``PATH``."""
-        return self.requires is None or shutil.which(self.requires) is not None
+BotEntry = BotSpec
+"""One ``[[bots]]`` entry: the same record as a bot on the command line."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Timeouts:
     """``[timeouts]``, in seconds: the action clock, the time bank, bot start-up, R25."""
 
-    action: float = 1.0
+    action: float = ACTION_TIMEOUT
     time_bank: float = 0.0
-    startup: float = 15.0
-    hello: float = MatchSettings.hello_timeout  # the dealer's default
+    startup: float = STARTUP_TIMEOUT
+    hello: float = HELLO_TIMEOUT
     fault_limit: int = 0
     on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT
 
@@ -129,10 +88,10 @@ class Timeouts:
 class Ratings:
     """``[ratings]``: Elo's K factor and starting rating; an optional anchored bot."""
 
-    k: float = 16.0
-    start: float = 1500.0
+    k: float = DEFAULT_K_FACTOR
+    start: float = DEFAULT_START_RATING
     anchor: str | None = None
-    anchor_rating: float = 1000.0
+    anchor_rating: float = DEFAULT_ANCHOR_RATING
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,7 +105,7 @@ class TournamentConfig:
 
     name: str
     format: Format = Format.ROUND_ROBIN
-    hands_per_match: int = 200
+    hands_per_match: int = HANDS_PER_MATCH
     duplicate: bool = True
     rounds: int = 1
     table_size: int = 2
@@ -159,7 +118,7 @@ class TournamentConfig:
     database: Path
     early_stop: bool = False
     game: GameConfig = field(default_factory=GameConfig)
-    stack: int = 200
+    stack: int = MatchSettings.starting_stack
     timeouts: Timeouts = field(default_factory=Timeouts)
     ratings: Ratings = field(default_factory=Ratings)
     bots: tuple[BotEntry, ...] = ()
@@ -176,11 +135,6 @@ class TournamentConfig:
             if bot.name == name:
                 return bot
         raise KeyError(name)
-
-    @property
-    def seats_per_table(self) -> int:
-        """2 for the heads-up formats, ``table_size`` for ring."""
-        return self.table_size if self.format is Format.RING else 2
 
     def game_config(self) -> GameConfig:
         return self.game
@@ -209,6 +163,15 @@ class TournamentConfig:
             on_fault_limit=t.on_fault_limit,
             match_id=f"{self.name}/{match.key}",
             table_id=match.key,
+        )
+
+    def driver_context(self) -> DriverContext:
+        """What drivers get for this tournament's bots: its seed, clocks and folders."""
+        return DriverContext(
+            seed=self.seed,
+            log_dir=self.output / self.name / "bots",
+            startup_timeout=self.timeouts.startup,
+            options={"workdir": self.workdir},
         )
 
     def with_seed(self, seed: int) -> TournamentConfig:
@@ -270,10 +233,7 @@ class TournamentConfig:
             "game": {**game, "stack": self.stack},
             "timeouts": {k: _plain(v) for k, v in dataclasses.asdict(self.timeouts).items()},
             "ratings": dataclasses.asdict(self.ratings),
-            "bots": [
-                {k: _plain(v) for k, v in dataclasses.asdict(bot).items() if v is not None}
-                for bot in self.bots
-            ],
+            "bots": [bot.to_dict() for bot in self.bots],
         }
 
     def to_json(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import secrets
-import shlex
 import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
@@ -18,14 +17,11 @@ from typing import Any
 
 from arena.dealer import OnFaultLimit
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig
-from arena.policies import BUILT_IN
 from arena.ratings import check_k_factor, check_rating_setting
 from arena.tournament import _bounds
+from arena.tournament._bots import NAME, BotSpec, BotSpecError, bot_from_fields
 from arena.tournament._bounds import BoundError
 from arena.tournament._config import (
-    _ADDRESS,
-    _NAME,
-    BotEntry,
     Format,
     Ratings,
     Timeouts,
@@ -210,7 +206,7 @@ class _Parser:
             raise self.fail(
                 key, f"must be a bot name (a string), got {_type_name(value)} {value!r}"
             )
-        if not _NAME.match(value):
+        if not NAME.match(value):
             raise self.fail(
                 key, f"{value!r} is not a valid bot name: 1-64 characters from A-Z a-z 0-9 _ . -"
             )
@@ -235,7 +231,14 @@ class _Parser:
         except BoundError as error:
             raise self.fail("tournament.name", str(error)) from None
         fmt = self.choice(tour, t, "format", Format, Format.ROUND_ROBIN)
-        hands = self.integer(tour, t, "hands_per_match", 200, minimum=1, maximum=_bounds.MAX_HANDS)
+        hands = self.integer(
+            tour,
+            t,
+            "hands_per_match",
+            TournamentConfig.hands_per_match,
+            minimum=1,
+            maximum=_bounds.MAX_HANDS,
+        )
         duplicate = self.boolean(tour, t, "duplicate", True)
         rounds = self.integer(tour, t, "rounds", 1, minimum=1, maximum=10_000)
         if fmt is Format.RING:
@@ -349,7 +352,7 @@ class _Parser:
         except ConfigError as error:
             problem = str(error).removeprefix(f"{error.key}: ")
             raise self.fail(f"game.{error.key}", problem) from None
-        stack = self.integer(table, "game", "stack", 200, minimum=1)
+        stack = self.integer(table, "game", "stack", TournamentConfig.stack, minimum=1)
         try:
             _bounds.check_stack(stack, game)
         except BoundError as error:
@@ -361,15 +364,20 @@ class _Parser:
         self.known(table, "timeouts.", keys)
         p = "timeouts"
         return Timeouts(
-            action=self.seconds(table, p, "action", 1.0, allow_zero=False),
-            time_bank=self.seconds(table, p, "time_bank", 0.0, allow_zero=True),
-            startup=self.seconds(table, p, "startup", 15.0, allow_zero=False),
+            action=self.seconds(table, p, "action", Timeouts.action, allow_zero=False),
+            time_bank=self.seconds(table, p, "time_bank", Timeouts.time_bank, allow_zero=True),
+            startup=self.seconds(table, p, "startup", Timeouts.startup, allow_zero=False),
             hello=self.seconds(table, p, "hello", Timeouts.hello, allow_zero=False),
             fault_limit=self.integer(
-                table, p, "fault_limit", 0, minimum=0, maximum=_bounds.MAX_FAULT_LIMIT
+                table,
+                p,
+                "fault_limit",
+                Timeouts.fault_limit,
+                minimum=0,
+                maximum=_bounds.MAX_FAULT_LIMIT,
             ),
             on_fault_limit=self.choice(
-                table, p, "on_fault_limit", OnFaultLimit, OnFaultLimit.SIT_OUT
+                table, p, "on_fault_limit", OnFaultLimit, Timeouts.on_fault_limit
             ),
         )
 
@@ -382,9 +390,9 @@ class _Parser:
             anchor = self.bot_name(anchor, "ratings.anchor")
         values = {}
         for key, default, check in (
-            ("k", 16.0, check_k_factor),
-            ("start", 1500.0, check_rating_setting),
-            ("anchor_rating", 1000.0, check_rating_setting),
+            ("k", Ratings.k, check_k_factor),
+            ("start", Ratings.start, check_rating_setting),
+            ("anchor_rating", Ratings.anchor_rating, check_rating_setting),
         ):
             value = self.number(table, p, key, default, positive=key == "k")
             try:  # the bounds live with the ratings (arena.ratings): Elo overflows past them
@@ -393,87 +401,37 @@ class _Parser:
                 raise self.fail(f"{p}.{key}", str(error)) from None
         return Ratings(anchor=anchor, **values)
 
-    def bots(self, value: object) -> tuple[BotEntry, ...]:
+    def bots(self, value: object) -> tuple[BotSpec, ...]:
         if value is None:
             raise self.fail("bots", "missing: add at least two [[bots]] entries")
         if not isinstance(value, list):
             raise self.fail(
                 "bots", f"must be an array of tables ([[bots]]), got {_type_name(value)}"
             )
-        bots: list[BotEntry] = []
+        bots: list[BotSpec] = []
         seen: dict[str, int] = {}
         for i, entry in enumerate(value):
-            p = f"bots[{i}]"
-            if not isinstance(entry, dict):
-                raise self.fail(p, f"must be a table ([[bots]]), got {_type_name(entry)}")
-            self.known(entry, f"{p}.", _BOT_KEYS)
-            if "name" not in entry:
-                raise self.fail(f"{p}.name", "missing: every bot needs a name")
-            name = self.bot_name(entry["name"], f"{p}.name")
-            if name in seen:
+            bot = self.bot(entry, f"bots[{i}]")
+            if bot.name in seen:
                 raise self.fail(
-                    f"{p}.name",
-                    f"{name!r} is already the name of bots[{seen[name]}]; names must be unique",
+                    f"bots[{i}].name",
+                    f"{bot.name!r} is already the name of bots[{seen[bot.name]}]; names must be unique",
                 )
-            seen[name] = i
-            kinds = [k for k in ("builtin", "command", "address", "plugin") if k in entry]
-            if len(kinds) != 1:
-                given = " and ".join(kinds) if kinds else "none"
-                raise self.fail(
-                    p if not kinds else f"{p}.{kinds[1]}",
-                    f"bot {name!r} needs exactly one of builtin, command, address or plugin (got {given})",
-                )
-            kind = kinds[0]
-            if "target" in entry and kind != "plugin":
-                raise self.fail(
-                    f"{p}.target", f"only used by plugin bots; bot {name!r} is a {kind} bot"
-                )
-            if kind == "plugin":
-                plugin_kind = self.string(entry, p, "plugin")
-                if (
-                    not plugin_kind
-                    or not plugin_kind[0].isalpha()
-                    or not plugin_kind.replace("-", "").replace("_", "").replace(".", "").isalnum()
-                ):
-                    raise self.fail(
-                        f"{p}.plugin",
-                        f"{plugin_kind!r} is not a driver kind (letters, digits, - _ .)",
-                    )
-                if plugin_kind in ("builtin", "command", "address"):
-                    raise self.fail(f"{p}.plugin", f"use {plugin_kind} = ... for the built-in kind")
-                bots.append(
-                    BotEntry(
-                        name=name,
-                        plugin=plugin_kind,
-                        plugin_target=self.string(entry, p, "target"),
-                        requires=self.string(entry, p, "requires"),
-                    )
-                )
-                continue
-            target = self.string(entry, p, kind)
-            assert target is not None
-            if kind == "builtin" and target not in BUILT_IN:
-                raise self.fail(
-                    f"{p}.builtin",
-                    f"unknown built-in {target!r}; choose from {', '.join(BUILT_IN)}",
-                )
-            if kind == "address" and not _ADDRESS.match(target):
-                raise self.fail(f"{p}.address", f"{target!r} is not HOST:PORT or unix:PATH")
-            if kind == "command":
-                try:
-                    argv = shlex.split(target)
-                except ValueError as error:
-                    raise self.fail(f"{p}.command", f"cannot parse the command: {error}") from None
-                if not argv:
-                    raise self.fail(f"{p}.command", "is empty")
-            requires = self.string(entry, p, "requires")
-            workdir_text = self.string(entry, p, "workdir")
-            if workdir_text is not None and kind != "command":
-                raise self.fail(
-                    f"{p}.workdir", f"only used by command bots; bot {name!r} is a {kind} bot"
-                )
-            workdir = None
-            if kind == "command":
-                workdir = self.path(workdir_text) if workdir_text is not None else self.base
-            bots.append(BotEntry(name=name, requires=requires, workdir=workdir, **{kind: target}))
+            seen[bot.name] = i
+            bots.append(bot)
         return tuple(bots)
+
+    def bot(self, entry: object, p: str) -> BotSpec:
+        """One ``[[bots]]`` table: its keys read as strings here, the bot checked by
+        :func:`arena.tournament._bots.bot_from_fields` (as the command line's are)."""
+        if not isinstance(entry, dict):
+            raise self.fail(p, f"must be a table ([[bots]]), got {_type_name(entry)}")
+        self.known(entry, f"{p}.", _BOT_KEYS)
+        if "name" not in entry:
+            raise self.fail(f"{p}.name", "missing: every bot needs a name")
+        name = self.bot_name(entry["name"], f"{p}.name")
+        fields = {key: self.string(entry, p, key) for key in _BOT_KEYS[1:] if key in entry}
+        try:
+            return bot_from_fields(name, fields, base=self.base)
+        except BotSpecError as error:
+            raise self.fail(f"{p}.{error.field}" if error.field else p, error.problem) from None

@@ -26,24 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from arena.tournament._config import Format, TournamentConfig
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScheduledMatch:
-    """One match (one table) of the schedule.
-
-    ``key``: stable and unique within the tournament (``r2-m013``); ``seats``: bot names
-    in seat order (seat 0 holds the button at the first hand); ``hands``: hands to play
-    (a multiple of the table size with ``duplicate``); ``seed``: the deck seed;
-    ``round``: 1-based repetition of the schedule.
-    """
-
-    key: str
-    seats: tuple[str, ...]
-    hands: int
-    seed: int
-    duplicate: bool
-    round: int
+from arena.tournament._scheduled import ScheduledMatch
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,20 +13,24 @@ import contextlib
 import dataclasses
 import functools
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import Any
 
 import trio
 
-from arena.dealer import BotDriver, BotStartError, MatchResult, open_bot, policy_driver, run_match
+from arena.dealer import BotDriver, BotStartError, MatchResult, MatchSettings, run_match
 from arena.dealer._records import MatchRecorder, summarize
+from arena.engine import Hand
 from arena.ratings import ChipSprt, EloSystem
-from arena.tournament._config import BotEntry, TournamentConfig, TournamentConfigError
+from arena.tournament._bots import BotSpec
+from arena.tournament._config import TournamentConfig, TournamentConfigError
+from arena.tournament._drivers import open_builtin_bot
 from arena.tournament._errors import TournamentError, expected_error
-from arena.tournament._formats import ScheduledMatch, build_schedule
+from arena.tournament._formats import build_schedule
 from arena.tournament._lock import hold_tournament
 from arena.tournament._not_started import error_tail, record_not_started, start_note
+from arena.tournament._scheduled import ScheduledMatch
 from arena.tournament._standings import game_type_of, match_results
 from arena.tournament._store import (
     AlreadyRecorded,
@@ -36,15 +40,23 @@ from arena.tournament._store import (
     seat_results,
 )
 
+MatchStarted = Callable[[str, Sequence[str], MatchSettings], None]
+"""``on_match_started(match_id, names, settings)``: a match is about to deal its first hand."""
 
-class Hooks(Protocol):
-    """The plugin hooks the runner calls (``pluggy``'s ``pm.hook`` fits)."""
+HandFinished = Callable[[str, int, Hand, Sequence[int], Sequence[str]], None]
+"""``on_hand(match_id, hand_number, hand, seats, names)``: called between hands; be quick."""
 
-    def arena_match_started(self, *, match_id: str, names: list[str], settings: Any) -> Any: ...
-    def arena_hand_finished(
-        self, *, match_id: str, hand_number: int, hand: Any, seats: Any, names: Any
-    ) -> Any: ...
-    def arena_match_finished(self, *, match_id: str, result: MatchResult) -> Any: ...
+MatchFinished = Callable[[str, MatchResult], None]
+"""``on_match_finished(match_id, result)``: the match is over and committed."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Observers:
+    """The runner's plain callbacks (the CLI adapts the plugin hooks to them)."""
+
+    on_match_started: MatchStarted | None = None
+    on_hand: HandFinished | None = None
+    on_match_finished: MatchFinished | None = None
 
 
 @dataclasses.dataclass
@@ -60,28 +72,9 @@ class Progress:
     """Matches recorded as forfeits because a bot could not start (resume retries them)."""
 
 
-DriverOpener = Callable[[BotEntry], AbstractAsyncContextManager[BotDriver]]
-"""Opens one bot of the tournament file for the whole tournament (the CLI passes the plugins')."""
-
-
-@contextlib.asynccontextmanager
-async def default_driver(entry: BotEntry, *, config: TournamentConfig) -> AsyncIterator[BotDriver]:
-    """The built-in ways to run a bot: in-process policy, launched command, or address."""
-    if entry.kind == "builtin":
-        yield policy_driver(entry.name, entry.target, config.seed)
-        return
-    if entry.kind not in ("command", "address"):
-        raise BotStartError(f"{entry.name}: bots of kind {entry.kind!r} need their driver plugin")
-    if entry.kind == "command":
-        where: dict[str, Any] = {
-            "command": entry.argv,
-            "workdir": entry.workdir or config.workdir,
-            "log_dir": config.output / config.name / "bots",
-        }
-    else:
-        where = {"address": entry.target}
-    async with open_bot(entry.name, startup_timeout=config.timeouts.startup, **where) as driver:
-        yield driver
+DriverOpener = Callable[[BotSpec], AbstractAsyncContextManager[BotDriver]]
+"""Opens one bot of the tournament file for the whole tournament (the CLI passes the
+plugins' :func:`arena.plugins.open_driver`; without one, arena's own kinds only)."""
 
 
 async def _open_bots(
@@ -96,7 +89,11 @@ async def _open_bots(
     for name in names:
         entry = config.bot(name)
         try:
-            manager = opener(entry) if opener is not None else default_driver(entry, config=config)
+            manager = (
+                opener(entry)
+                if opener is not None
+                else open_builtin_bot(entry, config.driver_context())
+            )
             drivers[name] = await stack.enter_async_context(manager)
         except BaseException as error:  # LookupError: no driver for its kind
             cause = expected_error(error, (BotStartError, LookupError))
@@ -169,24 +166,35 @@ async def run_tournament(
     store: Store,
     *,
     resume: bool = False,
-    hooks: Hooks | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     open_driver: DriverOpener | None = None,
+    on_match_started: MatchStarted | None = None,
+    on_hand: HandFinished | None = None,
+    on_match_finished: MatchFinished | None = None,
 ) -> Progress:
     """Play every match of ``config`` that has no committed result; finish the tournament.
+
+    ``open_driver`` opens each bot once for the whole run (default: arena's own kinds,
+    :func:`~arena.tournament._drivers.open_builtin_bot`); the ``on_*`` callbacks see
+    each match start, each hand and each committed match.
 
     The whole run holds the database's and the records folder's locks
     (:mod:`arena.tournament._lock`): a second process is refused, never let in.
     """
     with hold_tournament(config.name, str(store.path), config.output / config.name):
-        return await _run_locked(config, store, resume, hooks, on_progress, open_driver)
+        observers = Observers(
+            on_match_started=on_match_started,
+            on_hand=on_hand,
+            on_match_finished=on_match_finished,
+        )
+        return await _run_locked(config, store, resume, observers, on_progress, open_driver)
 
 
 async def _run_locked(
     config: TournamentConfig,
     store: Store,
     resume: bool,
-    hooks: Hooks | None,
+    observers: Observers,
     on_progress: Callable[[Progress], None] | None,
     open_driver: DriverOpener | None,
 ) -> Progress:
@@ -220,15 +228,15 @@ async def _run_locked(
             async with contextlib.AsyncExitStack() as held:
                 for name in sorted(set(match.seats)):  # one global order: no deadlock
                     await held.enter_async_context(per_bot[name])
-                result, block = await _play_one(config, match, drivers, hooks)
+                result, block = await _play_one(config, match, drivers, observers)
             async with record_lock:
                 await trio.to_thread.run_sync(
                     _record, store, tournament_id, config, match, result, block, game_type, elo
                 )
                 progress.done += 1
                 progress.last_match = match.key
-                if hooks is not None:
-                    hooks.arena_match_finished(match_id=f"{config.name}/{match.key}", result=result)
+                if observers.on_match_finished is not None:
+                    observers.on_match_finished(f"{config.name}/{match.key}", result)
                 if on_progress is not None:
                     on_progress(progress)
 
@@ -291,7 +299,10 @@ async def _forfeit_unstarted(
 
 
 async def _play_one(
-    config: TournamentConfig, match: Any, drivers: dict[str, BotDriver], hooks: Hooks | None
+    config: TournamentConfig,
+    match: ScheduledMatch,
+    drivers: dict[str, BotDriver],
+    observers: Observers,
 ) -> tuple[MatchResult, int]:
     """Play one match into its folder; a folder that cannot be written is a TournamentError."""
     settings = config.match_settings(match)
@@ -299,7 +310,7 @@ async def _play_one(
     try:
         recorder = MatchRecorder(folder, settings)
         try:
-            return await _play_recorded(config, match, settings, drivers, hooks, recorder)
+            return await _play_recorded(config, match, settings, drivers, observers, recorder)
         finally:
             recorder.close()
     except BaseException as error:  # disk full, a folder made read-only: name it, keep the rest
@@ -317,27 +328,22 @@ async def _play_one(
 async def _play_recorded(
     config: TournamentConfig,
     match: Any,
-    settings: Any,
+    settings: MatchSettings,
     drivers: dict[str, BotDriver],
-    hooks: Hooks | None,
+    observers: Observers,
     recorder: MatchRecorder,
 ) -> tuple[MatchResult, int]:
     seats = list(match.seats)
     block = len(seats) if match.duplicate else 1
     recorder.match_started(seats, settings.seed)
-    if hooks is not None:
-        hooks.arena_match_started(match_id=settings.match_id, names=seats, settings=settings)
+    if observers.on_match_started is not None:
+        observers.on_match_started(settings.match_id, seats, settings)
+    observe = observers.on_hand
 
-    def on_hand(number, hand, table_seats, names):
+    def on_hand(number: int, hand: Hand, table_seats: Sequence[int], names: Sequence[str]) -> None:
         recorder.on_hand(number, hand, table_seats, names)
-        if hooks is not None:
-            hooks.arena_hand_finished(
-                match_id=settings.match_id,
-                hand_number=number,
-                hand=hand,
-                seats=table_seats,
-                names=names,
-            )
+        if observe is not None:
+            observe(settings.match_id, number, hand, table_seats, names)
 
     stop_when = _early_stop(config, block) if config.early_stop and len(seats) == 2 else None
     result = await run_match(

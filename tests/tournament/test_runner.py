@@ -168,7 +168,7 @@ builtin = "rule-based"
 
 def test_plugin_hooks_see_a_tournament(tmp_path: Path) -> None:
     """Observers registered as plugins are called for matches, hands and the tournament."""
-    from arena.plugins import get_plugin_manager, hookimpl
+    from arena.plugins import get_plugin_manager, hookimpl, tournament_observers
 
     calls: list[str] = []
 
@@ -188,7 +188,7 @@ def test_plugin_hooks_see_a_tournament(tmp_path: Path) -> None:
     pm = get_plugin_manager(autoload=False, extra=[Observer()])
     config = load_tournament(write_tournament(tmp_path, "observed", hands=4))
     with Store.open(config.database) as store:
-        trio.run(lambda: run_tournament(config, store, hooks=pm.hook))
+        trio.run(lambda: run_tournament(config, store, **tournament_observers(pm)))
     assert 3 == sum(call.startswith("start") for call in calls)
     assert 3 == sum(call.startswith("end") for call in calls)
     assert 12 == calls.count("hand")

@@ -1,0 +1,211 @@
+"""One bot record, parsed here for the command line and for tournament files alike.
+
+A bot is a :class:`BotSpec`: its ``name``, its ``kind`` (which driver plugin opens
+it: the built-in kinds are ``builtin``, ``address`` and ``command``, a plugin may add
+others), a ``target`` for that driver (a policy name, ``HOST:PORT``, a command line,
+or whatever the plugin wants) and per-bot settings (``requires``, ``workdir``).
+
+:func:`make_bot` is the one place a kind's target is checked; the two ways of
+writing a bot, ``[NAME=]SPEC`` on the command line (:func:`parse_bot_text`) and a
+``[[bots]]`` table (:func:`bot_from_fields`), both end there. Errors are
+:class:`BotSpecError` with the field they are about, so each caller words the place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.policies import BUILT_IN
+
+BUILTIN_KINDS = ("builtin", "command", "address")
+"""The kinds arena's own driver plugins open; any other kind needs its own plugin."""
+
+NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")
+"""A bot name: it names records, folders and database rows."""
+
+ADDRESS = re.compile(r"^(unix:\S+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})\Z")
+"""Where a running bot listens: ``HOST:PORT`` or ``unix:PATH``."""
+
+KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*\Z")
+"""A driver plugin's kind: letters, digits, ``- _ .``, starting with a letter."""
+
+_NAMED = re.compile(r"^([A-Za-z0-9_.\-]{1,64})=(.+)$", re.DOTALL)
+
+
+class BotSpecError(ValueError):
+    """A bot description that cannot be used; ``field`` is the part it is about.
+
+    ``field`` is a tournament-file key (``"builtin"``, ``"command"``, ``"address"``,
+    ``"plugin"``, ``"target"``, ``"workdir"``) or ``None`` for the whole entry.
+    """
+
+    def __init__(self, field: str | None, problem: str) -> None:
+        super().__init__(problem)
+        self.field = field
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One bot: what the command line and tournament files both describe.
+
+    ``requires``: an executable (``"node"``) without which a tournament skips the bot
+    with a note. ``workdir``: where a command runs (absolute), ``None`` for the
+    caller's choice.
+    """
+
+    name: str
+    kind: str
+    target: str = ""
+    requires: str | None = None
+    workdir: Path | None = None
+
+    @property
+    def command(self) -> str | None:
+        """The command line of a ``command`` bot, else ``None``."""
+        return self.target if self.kind == "command" else None
+
+    @property
+    def argv(self) -> list[str]:
+        """The command's arguments; ``{python}`` becomes the interpreter running arena."""
+        if self.kind != "command":
+            raise ValueError(f"bot {self.name!r} is not a command bot")
+        return [sys.executable if arg == "{python}" else arg for arg in shlex.split(self.target)]
+
+    def available(self) -> bool:
+        """Whether the executable named by ``requires`` (if any) is on ``PATH``."""
+        return self.requires is None or shutil.which(self.requires) is not None
+
+    def renamed(self, name: str) -> BotSpec:
+        """The same bot under another name."""
+        return dataclasses.replace(self, name=name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The tournament-file keys of this bot, as stored (and compared on resume)."""
+        data: dict[str, Any] = {"name": self.name}
+        if self.kind in BUILTIN_KINDS:
+            data[self.kind] = self.target
+        else:
+            data["plugin"] = self.kind
+            if self.target:
+                data["plugin_target"] = self.target
+        if self.requires is not None:
+            data["requires"] = self.requires
+        if self.workdir is not None:
+            data["workdir"] = str(self.workdir)
+        return data
+
+
+def policy_problem(policy: str) -> str | None:
+    """Why ``policy`` is not a built-in policy, or ``None`` if it is one."""
+    if policy in BUILT_IN:
+        return None
+    return f"unknown built-in {policy!r}; choose from {', '.join(BUILT_IN)}"
+
+
+def make_bot(
+    name: str,
+    kind: str,
+    target: str = "",
+    *,
+    requires: str | None = None,
+    workdir: Path | None = None,
+) -> BotSpec:
+    """A checked :class:`BotSpec`: the one place a kind's target is validated."""
+    field = kind if kind in BUILTIN_KINDS else "plugin"
+    if kind == "builtin":
+        problem = policy_problem(target)
+        if problem is not None:
+            raise BotSpecError(field, problem)
+    elif kind == "address":
+        if not ADDRESS.match(target):
+            raise BotSpecError(field, f"{target!r} is not HOST:PORT or unix:PATH")
+    elif kind == "command":
+        try:
+            argv = shlex.split(target)
+        except ValueError as error:
+            raise BotSpecError(field, f"cannot parse the command: {error}") from None
+        if not argv:
+            raise BotSpecError(field, "the command is empty")
+    elif not KIND.match(kind):
+        raise BotSpecError(field, f"{kind!r} is not a driver kind (letters, digits, - _ .)")
+    if workdir is not None and kind != "command":
+        raise BotSpecError(
+            "workdir", f"only used by command bots; bot {name!r} is a {_kind_word(kind)} bot"
+        )
+    return BotSpec(name, kind, target, requires, workdir)
+
+
+def _kind_word(kind: str) -> str:
+    return kind if kind in BUILTIN_KINDS else "plugin"
+
+
+def parse_bot_text(text: str) -> BotSpec:
+    """A bot from the command line: ``[NAME=]builtin:POLICY``, ``[NAME=]HOST:PORT``,
+    ``[NAME=]plugin:KIND:TARGET`` or ``[NAME=]COMMAND``.
+
+    Without ``NAME=`` the name is the policy, the address, ``KIND-bot`` or the
+    command's last word (``bot.py`` -> ``bot``). Raises :class:`BotSpecError`.
+    """
+    raw = text.strip()
+    if not raw:
+        raise BotSpecError(None, "is empty")
+    name = None
+    named = _NAMED.match(raw)
+    if named and not ADDRESS.match(raw):
+        name, raw = named.group(1), named.group(2).strip()
+    if raw.startswith("builtin:"):
+        policy = raw.removeprefix("builtin:")
+        return make_bot(name or policy, "builtin", policy)
+    if raw.startswith("plugin:"):
+        kind, _, target = raw.removeprefix("plugin:").partition(":")
+        if not KIND.match(kind):
+            raise BotSpecError("plugin", "expected plugin:KIND:TARGET, e.g. plugin:example:")
+        return make_bot(name or f"{kind}-bot", kind, target)
+    if ADDRESS.match(raw):
+        return make_bot(name or raw, "address", raw)
+    spec = make_bot(name or "command", "command", raw)
+    if name is None:
+        last = shlex.split(raw)[-1].rsplit("/", 1)[-1]
+        spec = spec.renamed(last.removesuffix(".py").removesuffix(".js"))
+    return spec
+
+
+def bot_from_fields(name: str, fields: Mapping[str, str | None], *, base: Path) -> BotSpec:
+    """A bot from a ``[[bots]]`` table whose values are already strings (or absent).
+
+    ``fields`` holds the entry's keys other than ``name``; exactly one of
+    ``builtin``, ``command``, ``address`` or ``plugin`` names the kind. A command runs
+    in ``workdir`` (relative to ``base``), else in ``base``. Raises
+    :class:`BotSpecError` naming the key.
+    """
+    given = {key: value for key, value in fields.items() if value is not None}
+    kinds = [key for key in (*BUILTIN_KINDS, "plugin") if key in given]
+    if len(kinds) != 1:
+        what = " and ".join(kinds) if kinds else "none"
+        raise BotSpecError(
+            kinds[1] if kinds else None,
+            f"bot {name!r} needs exactly one of builtin, command, address or plugin (got {what})",
+        )
+    key = kinds[0]
+    if "target" in given and key != "plugin":
+        raise BotSpecError("target", f"only used by plugin bots; bot {name!r} is a {key} bot")
+    if key == "plugin":
+        kind, target = given["plugin"] or "", given.get("target") or ""
+        if kind in BUILTIN_KINDS:
+            raise BotSpecError("plugin", f"use {kind} = ... for the built-in kind")
+    else:
+        kind, target = key, given[key] or ""
+    workdir_text = given.get("workdir")
+    workdir = base if kind == "command" else None
+    if workdir_text is not None:
+        workdir = (base / Path(workdir_text).expanduser()).resolve()
+    return make_bot(name, kind, target, requires=given.get("requires"), workdir=workdir)
