@@ -10,14 +10,13 @@ from arena.dealer._launch import driver_from_spec as driver_from_spec
 from arena.dealer._launch import open_bot as open_bot
 from arena.dealer._match import MAX_STALE as MAX_STALE
 from arena.dealer._match import run_match as run_match
-from arena.dealer._policy import PolicyBot as PolicyBot
-from arena.dealer._policy import policy_driver as policy_driver
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
 from arena.dealer._seat import MalformedStreamError as MalformedStreamError
 from arena.dealer._seat import SeatBrokenError as SeatBrokenError
 from arena.dealer._seat import SeatConnection as SeatConnection
+from arena.dealer._seat import policy_driver as policy_driver
 from arena.dealer._settings import ACTION_TIMEOUT as ACTION_TIMEOUT
 from arena.dealer._settings import HANDS_PER_MATCH as HANDS_PER_MATCH
 from arena.dealer._settings import HELLO_TIMEOUT as HELLO_TIMEOUT
@@ -46,7 +45,6 @@ __all__ = [
     "MatchResult",
     "MatchSettings",
     "OnFaultLimit",
-    "PolicyBot",
     "SeatBrokenError",
     "SeatConnection",
     "driver_from_spec",

@@ -7,14 +7,12 @@ connects and never speaks costs its table that long, not the start-up timeout.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
 from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
-from arena.dealer._settings import MatchSettings
-from arena.protocol import PROTOCOL_VERSION, config_to_message, pb
+from arena.protocol import PROTOCOL_VERSION, pb
 
 
 @dataclass(frozen=True)
@@ -29,27 +27,6 @@ class Handshake:
     hello: pb.Hello | None = None
     reason: int = pb.FAULT_REASON_UNSPECIFIED
     detail: str = ""
-
-
-def match_start(settings: MatchSettings, seat: int, names: Sequence[str]) -> pb.DealerMessage:
-    """The MatchStart for ``seat`` at a table whose seats are named ``names``."""
-    s = settings
-    return pb.DealerMessage(
-        match_start=pb.MatchStart(
-            match_id=s.match_id,
-            table_id=s.table_id,
-            seat=seat,
-            players=[pb.Player(seat=index, name=name) for index, name in enumerate(names)],
-            config=config_to_message(s.config),
-            clock=pb.ClockSettings(
-                action_timeout_ms=int(s.action_timeout * 1000),
-                time_bank_ms=int(s.time_bank * 1000),
-            ),
-            hands=s.hands,
-            starting_stack=s.starting_stack,
-            protocol_version=PROTOCOL_VERSION,
-        )
-    )
 
 
 def check_hello(reply: pb.BotMessage) -> tuple[int, str]:
@@ -72,7 +49,8 @@ def check_hello(reply: pb.BotMessage) -> tuple[int, str]:
 async def open_stream(
     driver: BotDriver, start: pb.DealerMessage, hello_timeout: float
 ) -> Handshake:
-    """Connect to ``driver``, send ``start`` and wait up to ``hello_timeout`` for its Hello."""
+    """Connect to ``driver``, send ``start`` (its MatchStart, from
+    :func:`arena.protocol.match_start`) and wait up to ``hello_timeout`` for its Hello."""
     try:
         connection = await driver.connect()
     except SeatBrokenError as error:

@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from arena.dealer._handshake import match_start, open_stream
+from arena import protocol
+from arena.dealer._handshake import open_stream
 from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
 from arena.dealer._settings import (
     FaultRecord,
@@ -26,29 +27,23 @@ from arena.dealer._settings import (
     OnFaultLimit,
     with_seed,
 )
-from arena.engine import (
-    Deck,
-    Hand,
-    HandShown,
-    IllegalActionError,
-    SeatState,
-    Table,
-    describe,
-)
+from arena.engine import Action, Deck, Hand, IllegalActionError, SeatState, Table
 from arena.protocol import (
     MessageFault,
     PublicHistory,
     action_from_message,
     action_to_message,
-    cards_text,
-    decision_request,
     pb,
     short_name,
 )
 
 
 class _Seat:
-    """The dealer's bookkeeping for one seat."""
+    """The dealer's bookkeeping for one seat: its bot, stream, clock and faults.
+
+    Whether the seat is out is the table's to say (:meth:`_MatchRunner._is_out`): the
+    runner sits it out, or has it leave for good on a forfeit, at the table itself.
+    """
 
     def __init__(self, index: int, driver: BotDriver) -> None:
         self.index = index
@@ -57,8 +52,6 @@ class _Seat:
         self.connection: SeatConnection | None = None
         self.bank = 0.0
         self.faults = 0
-        self.sat_out = False
-        self.forfeited = False
         self.asked = 0  # the number in the id of the decision this seat was last asked
         self.failed_reconnects = 0
         self.wants_hand_start = False
@@ -116,7 +109,39 @@ class _MatchRunner:
         for seat in self.seats:
             self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
         self._carried_by = [0] * n  # each seat's antes in a carried Jackpots pot
+        self._carried_in = 0  # the carried pot the running deal started with
         self._history = PublicHistory()
+
+    # --- seat state, read from the table ---------------------------------------
+
+    def _is_out(self, index: int) -> bool:
+        """Whether the seat is out of the next deal: sat out or gone (R25)."""
+        info = self.table.seat_info(index)
+        return info.state in (SeatState.SITTING_OUT, SeatState.EMPTY) or info.leaving
+
+    def _has_left(self, index: int) -> bool:
+        """Whether the seat forfeited: it left the table for the rest of the match (R25)."""
+        info = self.table.seat_info(index)
+        return info.state is SeatState.EMPTY or info.leaving
+
+    def _sit_out(self, seat: _Seat) -> None:
+        """R25: out for now (a broken seat may reconnect), or gone for good on forfeit.
+
+        Under ``forfeit`` a crash or disconnect forfeits too (R25 treats them alike). A
+        seat in the running deal plays it out on defaults and is out from the next one.
+        """
+        if self._has_left(seat.index):
+            return
+        if self.settings.on_fault_limit is OnFaultLimit.FORFEIT:
+            self.table.leave(seat.index)
+        else:
+            self.table.sit_out(seat.index)
+
+    def _sit_in(self, index: int) -> None:
+        """Deal the seat in again with a fresh stack; a returning bot pays what it missed (R22)."""
+        if self.table.seat_info(index).stack != self.settings.starting_stack:
+            self.table.reset_stack(index, self.settings.starting_stack)
+        self.table.sit_in(index, post_missed=True)
 
     # --- connections -----------------------------------------------------------
 
@@ -126,9 +151,19 @@ class _MatchRunner:
         A missing, wrong or unreadable Hello, or one for another protocol, is a fault
         counted against the bot (R25); a bot that cannot be reached is recorded, not counted.
         """
-        names = [x.name for x in self.seats]
-        start = match_start(self.settings, seat.index, names)
-        opened = await open_stream(seat.driver, start, self.settings.hello_timeout)
+        s = self.settings
+        start = protocol.match_start(
+            match_id=s.match_id,
+            table_id=s.table_id,
+            seat=seat.index,
+            names=[x.name for x in self.seats],
+            config=s.config,
+            action_timeout=s.action_timeout,
+            time_bank=s.time_bank,
+            hands=s.hands,
+            starting_stack=s.starting_stack,
+        )
+        opened = await open_stream(seat.driver, start, s.hello_timeout)
         if opened.connection is None or opened.hello is None:
             self._fault(seat, hand_number, opened.reason, opened.detail, "sit out")
             self._sit_out(seat)
@@ -145,14 +180,6 @@ class _MatchRunner:
             "protocol_version": hello.protocol_version,
         }
         return True
-
-    def _sit_out(self, seat: _Seat) -> None:
-        """R25: out for now (a broken seat may reconnect), or out for good on forfeit.
-
-        Under ``forfeit`` a crash or disconnect forfeits too (R25 treats them alike).
-        """
-        seat.sat_out = True
-        seat.forfeited = self.settings.on_fault_limit is OnFaultLimit.FORFEIT
 
     async def _send(self, seat: _Seat, message: pb.DealerMessage, hand_number: int) -> None:
         """Best-effort send; a broken stream sits the seat out with a recorded fault."""
@@ -194,17 +221,18 @@ class _MatchRunner:
         if not self.settings.reconnect:
             return
         for seat in self.seats:
-            if seat.sat_out and not seat.forfeited and seat.connection is None:
-                if hand_number < seat.next_reconnect:
-                    continue
-                if seat.past_limit:
-                    continue  # past the fault limit: out for the rest of the match (R25)
-                if await self._open(seat, hand_number):
-                    seat.sat_out = False  # faults are kept: reconnecting does not reset them
-                    seat.failed_reconnects = 0
-                else:  # back off: try again after 1, 2, 4, ... 64 hands
-                    seat.failed_reconnects += 1
-                    seat.next_reconnect = hand_number + min(64, 2 ** (seat.failed_reconnects - 1))
+            if not self._is_out(seat.index) or self._has_left(seat.index):
+                continue
+            if seat.connection is not None or hand_number < seat.next_reconnect:
+                continue
+            if seat.past_limit:
+                continue  # past the fault limit: out for the rest of the match (R25)
+            if await self._open(seat, hand_number):
+                self._sit_in(seat.index)  # faults are kept: reconnecting does not reset them
+                seat.failed_reconnects = 0
+            else:  # back off: try again after 1, 2, 4, ... 64 hands
+                seat.failed_reconnects += 1
+                seat.next_reconnect = hand_number + min(64, 2 ** (seat.failed_reconnects - 1))
 
     # --- faults ----------------------------------------------------------------
 
@@ -217,6 +245,7 @@ class _MatchRunner:
         applied: str,
         *,
         decision_id: str = "",
+        code: str = "",
     ) -> FaultRecord:
         record = FaultRecord(
             hand_number=hand_number,
@@ -225,6 +254,7 @@ class _MatchRunner:
             detail=detail[:500],
             applied=applied,
             decision_id=decision_id,
+            code=code,
         )
         self.result.faults.append(record)
         if self.on_fault is not None:
@@ -236,36 +266,71 @@ class _MatchRunner:
     async def _ask(
         self, seat: _Seat, hand: Hand, players: Sequence[int], hand_number: int, hand_id: str
     ) -> None:
-        """Get one action from ``seat`` for ``hand`` and apply it, or apply the default."""
-        s = self.settings
-        connection = seat.connection
-        if connection is None:
+        """Get one action from ``seat`` for ``hand`` and apply it, or apply the default.
+
+        Whatever the bot sends, one engine action is applied: its own if well formed
+        and legal, else the R23/R24 default with a recorded fault and a Fault message.
+        """
+        if seat.connection is None:
             # broken earlier in this hand: the fault is on record already; play the default
             hand.apply(hand.default_action())
             return
         self._decisions += 1
         decision_id = f"{hand_number}.{self._decisions}"
         seat.asked = self._decisions
-        view = hand.view(hand.actor, history=False)  # type: ignore[arg-type]
-        names = [self.seats[p].name for p in players]
-        request = decision_request(
+        reply, reason, detail = await self._wait_for_answer(
+            seat, hand, players, hand_number, hand_id, decision_id
+        )
+        code = ""
+        if reply is not None:
+            try:
+                hand.apply(action_from_message(reply, decision_id))
+                return
+            except MessageFault as fault:
+                reason, detail = fault.reason, fault.detail
+            except IllegalActionError as error:
+                reason, detail = pb.FAULT_REASON_ILLEGAL_ACTION, f"{error.reason}: {error}"
+                code = str(error.reason)
+        default = hand.default_action()
+        hand.apply(default)
+        await self._report_fault(seat, hand_number, decision_id, default, reason, detail, code)
+
+    async def _wait_for_answer(
+        self,
+        seat: _Seat,
+        hand: Hand,
+        players: Sequence[int],
+        hand_number: int,
+        hand_id: str,
+        decision_id: str,
+    ) -> tuple[pb.Action | None, int, str]:
+        """Send the DecisionRequest and wait for the answer within the clock (R23).
+
+        Returns the bot's Action, or None with the FaultReason and detail of why there
+        is none; the time past the action clock comes off the seat's time bank.
+        """
+        s = self.settings
+        connection = seat.connection
+        assert connection is not None
+        view = hand.view(hand.actor)  # type: ignore[arg-type]
+        request = protocol.decision(
             view,
             decision_id=decision_id,
             hand_id=hand_id,
             hand_number=hand_number,
-            names=names,
+            names=[self.seats[p].name for p in players],
             seat_map=players,
             time_left_ms=int(s.action_timeout * 1000),
             time_bank_ms=int(seat.bank * 1000),
-            history=self._history.update(hand.events),
+            history=self._history.update(view.events),
         )
-        reason, detail = None, ""
         allowed = s.action_timeout + seat.bank
-        start = trio.current_time()
+        reason, detail = pb.FAULT_REASON_TIMEOUT, f"no action within {allowed * 1000:.0f} ms"
         reply: pb.Action | None = None
+        start = trio.current_time()
         with trio.move_on_after(allowed):
             try:
-                await connection.send(pb.DealerMessage(decision=request))
+                await connection.send(request)
                 reply = await self._receive_action(connection, seat, decision_id)
             except MalformedStreamError as error:
                 await self._break(seat, hand_number, "", record=False)
@@ -281,35 +346,39 @@ class _MatchRunner:
         elapsed = trio.current_time() - start
         if elapsed > s.action_timeout:
             seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
-        if reply is None and reason is None:
-            reason = pb.FAULT_REASON_TIMEOUT
-            detail = f"no action within {allowed * 1000:.0f} ms"
-        if reply is not None:
-            try:
-                action = action_from_message(reply, decision_id)
-                hand.apply(action)
-                return
-            except MessageFault as fault:
-                reason, detail = fault.reason, fault.detail
-            except IllegalActionError as error:
-                reason, detail = pb.FAULT_REASON_ILLEGAL_ACTION, f"{error.reason}: {error}"
-        default = hand.default_action()
-        hand.apply(default)
+        return reply, reason, detail
+
+    async def _report_fault(
+        self,
+        seat: _Seat,
+        hand_number: int,
+        decision_id: str,
+        default: Action,
+        reason: int,
+        detail: str,
+        code: str,
+    ) -> None:
+        """Record the fault, tell the bot what was played instead, count it (R24, R25)."""
         applied = action_to_message(default, decision_id)
         self._fault(
-            seat, hand_number, reason, detail, _describe_action(applied), decision_id=decision_id
+            seat,
+            hand_number,
+            reason,
+            detail,
+            _describe_action(applied),
+            decision_id=decision_id,
+            code=code,
         )
-        fault_message = pb.DealerMessage(
-            fault=pb.Fault(
-                decision_id=decision_id,
-                reason=reason,
-                detail=detail[:500],
-                applied=applied,
-                faults_so_far=seat.faults + 1,
-                fault_limit=s.fault_limit,
-            )
+        message = protocol.fault(
+            decision_id=decision_id,
+            reason=reason,
+            detail=detail,
+            applied=applied,
+            faults_so_far=seat.faults + 1,
+            fault_limit=self.settings.fault_limit,
+            code=code,
         )
-        await self._send(seat, fault_message, hand_number)
+        await self._send(seat, message, hand_number)
         self._count_fault(seat, hand_number)
 
     async def _receive_action(
@@ -347,56 +416,26 @@ class _MatchRunner:
     # --- hands -------------------------------------------------------------------
 
     def _prepare_table(self) -> bool:
-        """Sync the engine's table with the seats: sit-outs, returns (R22), stack resets."""
-        table = self.table
+        """Every seat still in plays the next deal with the starting stack (stacks reset)."""
         stack = self.settings.starting_stack
         for seat in self.seats:
-            info = table.seat_info(seat.index)
-            if seat.sat_out:
-                if info.state is not SeatState.SITTING_OUT:
-                    table.sit_out(seat.index)
-                continue
-            if info.stack != stack:
-                table.reset_stack(seat.index, stack)
-            if table.seat_info(seat.index).state is SeatState.SITTING_OUT:
-                table.sit_in(seat.index, post_missed=True)  # a returning bot pays what it missed
-        return table.can_start()
+            if not self._is_out(seat.index) and self.table.seat_info(seat.index).stack != stack:
+                self.table.reset_stack(seat.index, stack)
+        return self.table.can_start()
 
-    async def _play_hand(self, hand_number: int) -> bool:
-        s = self.settings
+    def _settle(self, hand: Hand, players: Sequence[int], hand_number: int) -> list[int]:
+        """Finish the deal at the table; the payoffs by seat, checked (R26).
+
+        A seat that went bust is dealt in again with a fresh stack (stacks reset every
+        hand), unless the dealer sat it out during the deal.
+        """
         n = len(self.seats)
-        if not self._prepare_table():
-            self.result.reason = "too few seats left"
-            return False
-        deck_index = (hand_number - 1) // n if s.duplicate else hand_number - 1
-        deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
-        carried_in = self.table.carried_pot
-        hand = self.table.start_hand(deck)
-        self._history = PublicHistory(self.table.positions.dealt)  # type: ignore[union-attr]
-        positions = self.table.positions
-        assert positions is not None
-        players = list(positions.dealt)
-        hand_id = f"{s.match_id}/{s.table_id}/{hand_number}"
-        stacks = [0] * n
-        for index, table_seat in enumerate(players):
-            stacks[table_seat] = hand.starting_stacks[index]
-        for index, table_seat in enumerate(players):
-            if not self.seats[table_seat].wants_hand_start:
-                continue
-            message = pb.DealerMessage(
-                hand_start=pb.HandStart(
-                    hand_id=hand_id,
-                    hand_number=hand_number,
-                    button=positions.button,
-                    hole_cards=cards_text(hand.holes[index]),
-                    stacks=stacks,
-                )
-            )
-            await self._send(self.seats[table_seat], message, hand_number)
-        while hand.actor is not None:
-            seat = self.seats[players[hand.actor]]
-            await self._ask(seat, hand, players, hand_number, hand_id)
+        sat_out = {seat for seat in players if self._is_out(seat)}
+        carried_in = self._carried_in
         settlement = self.table.finish_hand(hand)
+        for seat in settlement.busted:
+            if seat not in sat_out:
+                self._sit_in(seat)
         payoffs = [0] * n
         for table_seat, payoff in settlement.payoffs:
             payoffs[table_seat] = payoff
@@ -407,36 +446,56 @@ class _MatchRunner:
                 self._carried_by[table_seat] -= payoffs[table_seat]
         else:
             self._carried_by = [0] * n
+        return payoffs
+
+    async def _play_hand(self, hand_number: int) -> bool:
+        s = self.settings
+        n = len(self.seats)
+        if not self._prepare_table():
+            self.result.reason = "too few seats left"
+            return False
+        deck_index = (hand_number - 1) // n if s.duplicate else hand_number - 1
+        deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
+        self._carried_in = self.table.carried_pot
+        hand = self.table.start_hand(deck)
+        positions = self.table.positions
+        assert positions is not None
+        players = list(positions.dealt)
+        self._history = PublicHistory(players)
+        hand_id = f"{s.match_id}/{s.table_id}/{hand_number}"
+        for index, table_seat in enumerate(players):
+            if self.seats[table_seat].wants_hand_start:
+                message = protocol.hand_start(
+                    hand.view(index, history=False),
+                    hand_id=hand_id,
+                    hand_number=hand_number,
+                    button=positions.button,
+                    starting_stacks=hand.starting_stacks,
+                    seat_map=players,
+                    seats=n,
+                )
+                await self._send(self.seats[table_seat], message, hand_number)
+        while hand.actor is not None:
+            await self._ask(self.seats[players[hand.actor]], hand, players, hand_number, hand_id)
+        payoffs = self._settle(hand, players, hand_number)
         self.result.payoffs.append(payoffs)
         for table_seat in range(n):
             self.result.chips_won[table_seat] += payoffs[table_seat]
         self.result.hands_played += 1
-        await self._send_hand_end(hand, players, payoffs, hand_id, hand_number)
-        if self.on_hand is not None:
-            self.on_hand(hand_number, hand, players, [self.seats[p].name for p in players])
-        return True
-
-    async def _send_hand_end(
-        self, hand: Hand, players: Sequence[int], payoffs: list[int], hand_id: str, hand_number: int
-    ) -> None:
-        history = self._history.update(hand.events)
-        shown = [
-            pb.ShownHand(
-                seat=players[e.seat], cards=cards_text(e.cards), description=describe(e.rank)
-            )
-            for e in hand.events
-            if isinstance(e, HandShown)
-        ]
-        stacks = [0] * len(self.seats)
-        for index, table_seat in enumerate(players):
-            stacks[table_seat] = hand.stacks[index]
-        message = pb.DealerMessage(
-            hand_end=pb.HandEnd(
-                hand_id=hand_id, shown=shown, payoffs=payoffs, stacks=stacks, history=history
-            )
+        view = hand.view(0)  # the hand is over: any seat's view holds the public record
+        message = protocol.hand_end(
+            view,
+            hand_id=hand_id,
+            payoffs=payoffs,
+            seat_map=players,
+            seats=n,
+            history=self._history.update(view.events),
         )
         for table_seat in players:
             await self._send(self.seats[table_seat], message, hand_number)
+        if self.on_hand is not None:
+            self.on_hand(hand_number, hand, players, [self.seats[p].name for p in players])
+        return True
 
     async def run(self) -> MatchResult:
         s = self.settings
@@ -475,16 +534,13 @@ class _MatchRunner:
                 ]
             self._carried_by = [0] * len(self.seats)
         for seat in self.seats:
-            r.names[seat.index] = seat.name
-            r.sat_out[seat.index] = seat.sat_out
-            r.forfeited[seat.index] = seat.forfeited
-        message = pb.DealerMessage(
-            match_end=pb.MatchEnd(
-                match_id=r.match_id,
-                hands_played=r.hands_played,
-                chips_won=r.chips_won,
-                reason=r.reason,
-            )
+            r.sat_out[seat.index] = self._is_out(seat.index)
+            r.forfeited[seat.index] = self._has_left(seat.index)
+        message = protocol.match_end(
+            match_id=r.match_id,
+            hands_played=r.hands_played,
+            chips_won=r.chips_won,
+            reason=r.reason,
         )
         for seat in self.seats:
             if seat.connection is not None:

@@ -1,4 +1,4 @@
-"""The one small interface between the dealer and a seat, and the in-process seat.
+"""The one small interface between the dealer and a seat, and the in-process seats.
 
 A :class:`BotDriver` stands for one bot (a process, an address, a Python object) and
 opens one :class:`SeatConnection` per (table, seat) it plays. A connection moves
@@ -16,6 +16,7 @@ from typing import Protocol
 
 import trio
 
+from arena.policies import PolicyBot, make_policy
 from arena.protocol import pb
 
 
@@ -106,3 +107,12 @@ class LocalBot:
 
     async def aclose(self) -> None:
         return None
+
+
+def policy_driver(name: str, policy_name: str, seed: int | None = None) -> LocalBot:
+    """A seat played in-process by the built-in policy ``policy_name`` (``KeyError`` if unknown).
+
+    The policy answers through :class:`arena.policies.PolicyBot`, so the dealer seats
+    ``builtin:`` bots without importing the bot SDK.
+    """
+    return LocalBot(PolicyBot(name, make_policy(policy_name, seed)), name=name)

@@ -73,7 +73,11 @@ def with_seed(settings: MatchSettings) -> MatchSettings:
 
 @dataclass(frozen=True)
 class FaultRecord:
-    """One fault: which seat, in which hand, why (a FaultReason name), what was applied."""
+    """One fault: which seat, in which hand, why (a FaultReason name), what was applied.
+
+    ``code`` is the engine's refusal reason (``amount_too_large``) for an illegal
+    action, as the bot's Fault message carries it; empty for other reasons.
+    """
 
     hand_number: int
     seat: int
@@ -81,6 +85,7 @@ class FaultRecord:
     detail: str
     applied: str
     decision_id: str = ""
+    code: str = ""
 
 
 @dataclass

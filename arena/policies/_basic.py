@@ -1,4 +1,10 @@
-"""In-process policies: a decision from a :class:`SeatView`, nothing else.
+"""Simple policies: a decision from the acting seat's view, nothing else.
+
+A policy receives an engine :class:`SeatView` with ``legal`` set: the engine's own
+(``hand.view(seat)``, in-process: hand indices) or one read from a DecisionRequest by
+:func:`arena.protocol.read_decision` (over the wire and in :class:`PolicyBot`: table
+seats). These read only ``legal``, ``hole_cards`` and ``pot``, which an SDK ``Decision``
+has too, so the example bots pass theirs straight through.
 
 They are the demo's players, the benchmarks' drivers and the brains of the example
 bots. Each is graded as an opponent: random < calling station < rule-based.
@@ -28,7 +34,7 @@ from arena.engine import (
 
 
 class Policy(Protocol):
-    """Anything that picks an action for the seat whose turn it is."""
+    """Anything that picks an action for the seat whose turn it is, from its view."""
 
     name: str
 

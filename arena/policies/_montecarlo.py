@@ -8,10 +8,11 @@ share of pots won is the equity; the policy calls when the equity beats the pot 
 bets or raises when it is well ahead, and at the draw keeps the cards whose sampled
 outcome is best.
 
-It reads the hand through ``hole_cards``, ``legal`` and ``pot`` plus the table facts of
-an engine :class:`~arena.engine.SeatView` (``seat``, ``folded``, ``draw_counts``,
-``events``) or of an SDK ``Decision`` (its raw ``request``), so it plays in-process and
-over gRPC alike. It depends on the engine only.
+It reads an engine :class:`~arena.engine.SeatView`: ``hole_cards``, ``legal``, ``pot``
+and the table facts ``seat``, ``folded``, ``draw_counts`` and ``events``. Over gRPC that
+view is :func:`arena.protocol.read_decision` of the request (an SDK ``Decision`` holds it
+as ``view``, and is accepted too), so it plays in-process and over the wire alike and
+depends on the engine only.
 """
 
 from __future__ import annotations
@@ -35,15 +36,11 @@ from arena.engine import (
     JokerMode,
     Phase,
     RoundStarted,
+    SeatView,
     evaluate,
     parse_cards,
 )
 from arena.policies._basic import sensible_discards
-
-# PublicEvent kinds from proto/arena/v1/arena.proto (policies do not import the protocol).
-_PB_BET_RAISED = 9
-_PB_STREET = 17
-_PB_STREET_POSTDRAW = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,40 +58,19 @@ class _Table:
     raises_this_round: int
 
 
-def _read_table(view: Any) -> _Table:
-    """The live opponents and their public actions, from a SeatView or an SDK Decision."""
-    request = getattr(view, "request", None)
-    if request is not None:  # an SDK Decision: read the DecisionRequest message
-        me = request.seat
-        live = {s.seat: s.draw_count for s in request.seats if s.in_hand and not s.folded}
-        street = 1
-        before: dict[int, int] = {}
-        after: dict[int, int] = {}
-        this_round = 0
-        for event in request.history:
-            if event.kind == _PB_STREET:
-                street = event.count
-                this_round = 0
-            elif event.kind == _PB_BET_RAISED:
-                counts = after if street == _PB_STREET_POSTDRAW else before
-                counts[event.seat] = counts.get(event.seat, 0) + 1
-                this_round += 1
-        opponents = tuple(
-            _Opponent(None if drew < 0 else drew, before.get(seat, 0), after.get(seat, 0))
-            for seat, drew in live.items()
-            if seat != me
-        )
-        return _Table(opponents, this_round)
+def _read_table(view: SeatView) -> _Table:
+    """The live opponents and their public actions (R16 draw counts, bets and raises)."""
     me = view.seat
-    street_name = "predraw"
-    before, after = {}, {}
+    street = "predraw"
+    before: dict[int, int] = {}
+    after: dict[int, int] = {}
     this_round = 0
     for event in view.events:
         if isinstance(event, RoundStarted):
-            street_name = event.street
+            street = event.street
             this_round = 0
         elif isinstance(event, BetOrRaised):
-            counts = after if street_name == "postdraw" else before
+            counts = after if street == "postdraw" else before
             counts[event.seat] = counts.get(event.seat, 0) + 1
             this_round += 1
     opponents = tuple(
@@ -196,7 +172,8 @@ class MonteCarloPolicy:
 
     # --- the decision ------------------------------------------------------------
 
-    def decide(self, view: Any) -> Action:
+    def decide(self, view: SeatView) -> Action:
+        view = getattr(view, "view", view)  # an SDK Decision holds the SeatView
         legal = view.legal
         assert legal is not None, "decide() is only asked of the seat to act"
         table = _read_table(view)
@@ -220,7 +197,7 @@ class MonteCarloPolicy:
             return CALL if equity >= odds else FOLD
         return CHECK
 
-    def _raise_size(self, view: Any, equity: float) -> int:
+    def _raise_size(self, view: SeatView, equity: float) -> int:
         legal = view.legal
         if legal.min_raise_to == legal.max_raise_to:  # fixed limit: the only size
             return legal.min_raise_to

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from arena import protocol
 from arena.engine import (
     CALL,
     CHECK,
@@ -31,43 +32,30 @@ from arena.engine import (
     BetRaise,
     Card,
     Discard,
-    LegalActions,
     Phase,
+    SeatView,
     parse_card,
 )
-from arena.protocol import PROTOCOL_VERSION, action_to_message, pb
-
-_PHASES = {
-    pb.PHASE_PREDRAW_BETTING: Phase.PREDRAW_BETTING,
-    pb.PHASE_DRAW: Phase.DRAW,
-    pb.PHASE_POSTDRAW_BETTING: Phase.POSTDRAW_BETTING,
-}
+from arena.protocol import pb
 
 
 class Decision:
     """One DecisionRequest with the answers built in.
 
-    ``hole_cards``, ``legal`` and ``pot`` have the same shape as the engine's
-    :class:`~arena.engine.SeatView`, so in-process policies play over gRPC unchanged.
+    ``view`` is the request as an engine :class:`~arena.engine.SeatView` in table seats
+    (:func:`arena.protocol.read_decision`); ``hole_cards``, ``legal`` and ``pot`` are
+    its fields, so in-process policies play over gRPC unchanged (pass them ``view``).
     The raw message is ``request``.
     """
 
-    __slots__ = ("hole_cards", "legal", "pot", "request")
+    __slots__ = ("hole_cards", "legal", "pot", "request", "view")
 
     def __init__(self, request: pb.DecisionRequest) -> None:
         self.request = request
-        self.hole_cards: tuple[Card, ...] = tuple(parse_card(text) for text in request.hole_cards)
-        msg = request.legal
-        self.legal = LegalActions(
-            seat=request.seat,
-            phase=_PHASES.get(request.phase, Phase.PREDRAW_BETTING),
-            can_fold=msg.can_fold,
-            can_check=msg.can_check,
-            call_amount=msg.call_amount,
-            min_raise_to=msg.min_raise_to if msg.can_raise else 0,
-            max_raise_to=msg.max_raise_to if msg.can_raise else 0,
-            max_discard=msg.max_discard,
-        )
+        self.view: SeatView = protocol.read_decision(request)
+        self.hole_cards: tuple[Card, ...] = self.view.hole_cards
+        assert self.view.legal is not None
+        self.legal = self.view.legal
         self.pot: int = request.pot
 
     @property
@@ -128,23 +116,11 @@ class Bot:
     def hello(self) -> pb.BotMessage:
         """The Hello; asks for HandStart messages only if this class overrides :meth:`on_hand_start`."""
         wants = type(self).on_hand_start is not Bot.on_hand_start
-        return pb.BotMessage(
-            hello=pb.Hello(
-                name=self.name,
-                version=self.version,
-                protocol_version=PROTOCOL_VERSION,
-                wants_hand_start=wants,
-            )
-        )
+        return protocol.hello(name=self.name, version=self.version, wants_hand_start=wants)
 
     def answer(self, request: pb.DecisionRequest) -> pb.BotMessage:
         """Run :meth:`decide` and wrap its answer for the wire."""
-        action = self.decide(Decision(request))
-        if not isinstance(action, pb.Action):
-            action = action_to_message(action, request.decision_id)
-        elif not action.decision_id:
-            action.decision_id = request.decision_id
-        return pb.BotMessage(action=action)
+        return protocol.answer(self.decide(Decision(request)), request.decision_id)
 
     def handle(self, message: pb.DealerMessage) -> pb.BotMessage | None:
         """React to one dealer message; returns the reply, if one is due."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from arena.dealer import MatchSettings, run_match
-from arena.dealer import PolicyBot as DealerPolicyBot
 from arena.dealer._seat import LocalConnection
 from arena.engine import (
     CardsDrawn,
@@ -17,16 +16,15 @@ from arena.engine import (
     Structure,
 )
 from arena.policies import CallingStation, RandomPolicy, RuleBased
+from arena.policies import PolicyBot as SeatedPolicy
 from arena.protocol import pb
 from arena.sdk import Bot
 
 
-class PolicyBot(DealerPolicyBot):
+class PolicyBot(SeatedPolicy):
     def __init__(self, policy) -> None:
-        super().__init__(policy.name, policy)
-
-    def on_hand_start(self, message):
-        """Overridden, so the SDK asks for HandStart messages: the test checks them too."""
+        # asks for HandStart messages: the test checks them too
+        super().__init__(policy.name, policy, wants_hand_start=True)
 
 
 class RecordingBot:

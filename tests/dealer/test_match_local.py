@@ -7,15 +7,15 @@ import trio
 import trio.testing
 
 from arena.dealer import LocalBot, MatchSettings, OnFaultLimit, SeatBrokenError, run_match
-from arena.dealer import PolicyBot as DealerPolicyBot
 from arena.engine import GameConfig, Structure
 from arena.policies import CallingStation, RandomPolicy, RuleBased
+from arena.policies import PolicyBot as SeatedPolicy
 from arena.protocol import pb
 from arena.sdk import Bot
 
 
-def PolicyBot(policy) -> Bot:
-    return DealerPolicyBot(policy.name, policy)
+def PolicyBot(policy) -> SeatedPolicy:
+    return SeatedPolicy(policy.name, policy)
 
 
 class ScriptedBot(Bot):

@@ -24,10 +24,9 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.dealer import GrpcBot, LocalBot, MatchSettings, run_match
-from arena.dealer import PolicyBot as DealerPolicyBot
 from arena.engine import GameConfig, JokerMode, Structure
 from arena.policies import CallingStation, RandomPolicy
-from arena.sdk import Bot
+from arena.policies import PolicyBot as SeatedPolicy
 
 NODE_BOT = Path(__file__).resolve().parents[2] / "examples_bots" / "node"
 NODE = shutil.which("node")
@@ -49,9 +48,9 @@ if _REASON is not None:
 HEALTH_TIMEOUT = 15.0
 
 
-def PolicyBot(policy) -> Bot:
-    """An SDK bot around an in-process policy, to sit opposite the Node bot."""
-    return DealerPolicyBot(policy.name, policy)
+def PolicyBot(policy) -> SeatedPolicy:
+    """An in-process policy, to sit opposite the Node bot."""
+    return SeatedPolicy(policy.name, policy)
 
 
 def free_port() -> int:
@@ -108,7 +107,7 @@ def node_bot(tmp_path_factory) -> Iterator[str]:
             process.wait()
 
 
-def play(address: str, opponent: Bot, config: GameConfig, hands: int, seed: int):
+def play(address: str, opponent: SeatedPolicy, config: GameConfig, hands: int, seed: int):
     settings = MatchSettings(
         config=config,
         hands=hands,

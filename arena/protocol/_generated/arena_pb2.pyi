@@ -359,20 +359,22 @@ class PublicEvent(_message.Message):
     def __init__(self, kind: _Optional[_Union[EventKind, str]] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., to: _Optional[int] = ..., count: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., all_in: _Optional[bool] = ...) -> None: ...
 
 class Fault(_message.Message):
-    __slots__ = ("decision_id", "reason", "detail", "applied", "faults_so_far", "fault_limit")
+    __slots__ = ("decision_id", "reason", "detail", "applied", "faults_so_far", "fault_limit", "code")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     APPLIED_FIELD_NUMBER: _ClassVar[int]
     FAULTS_SO_FAR_FIELD_NUMBER: _ClassVar[int]
     FAULT_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
     decision_id: str
     reason: FaultReason
     detail: str
     applied: Action
     faults_so_far: int
     fault_limit: int
-    def __init__(self, decision_id: _Optional[str] = ..., reason: _Optional[_Union[FaultReason, str]] = ..., detail: _Optional[str] = ..., applied: _Optional[_Union[Action, _Mapping]] = ..., faults_so_far: _Optional[int] = ..., fault_limit: _Optional[int] = ...) -> None: ...
+    code: str
+    def __init__(self, decision_id: _Optional[str] = ..., reason: _Optional[_Union[FaultReason, str]] = ..., detail: _Optional[str] = ..., applied: _Optional[_Union[Action, _Mapping]] = ..., faults_so_far: _Optional[int] = ..., fault_limit: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class HandEnd(_message.Message):
     __slots__ = ("hand_id", "shown", "payoffs", "stacks", "history")
