@@ -119,23 +119,29 @@ class _Whole(click.ParamType):
             self.fail(str(error), param, ctx)
 
 
+_GAME = GameConfig()
+"""Where the game options' defaults come from: the engine's own."""
+
+
 def game_options(func):
     """The game settings shared by `arena match` and `arena check-bot`."""
     options = [
         click.option(
             "--structure",
             type=click.Choice([s.value for s in Structure]),
-            default="fixed_limit",
+            default=_GAME.structure.value,
             show_default=True,
         ),
         click.option("--small-blind", type=int, default=None, help="Default: half the big blind."),
-        click.option("--big-blind", type=int, default=2, show_default=True),
-        click.option("--ante", type=int, default=0, show_default=True),
-        click.option("--max-draw", type=click.IntRange(3, 5), default=5, show_default=True),
+        click.option("--big-blind", type=int, default=_GAME.big_blind, show_default=True),
+        click.option("--ante", type=int, default=_GAME.ante, show_default=True),
+        click.option(
+            "--max-draw", type=click.IntRange(3, 5), default=_GAME.max_draw, show_default=True
+        ),
         click.option(
             "--joker",
             type=click.Choice([j.value for j in JokerMode]),
-            default="off",
+            default=_GAME.joker.value,
             show_default=True,
         ),
         click.option(
