@@ -36,9 +36,10 @@ from pathlib import Path
 
 import trio
 
+from arena import protocol
 from arena.dealer import BotDriver, LaunchedBot, MatchSettings, open_bot, run_match
 from arena.engine import Deck, GameConfig, Hand
-from arena.protocol import decision_request, pb
+from arena.protocol import pb
 from arena.sdk import Bot, run
 
 # --- the bots (run as ``bench_dealer.py --serve KIND``) ----------------------------
@@ -126,7 +127,7 @@ def sample_requests(players: int) -> list[pb.DealerMessage]:
     for index in range(8):
         deck = Deck.shuffled(random.Random(index), joker=False)
         hand = Hand(config, [200] * players, 0, deck)
-        request = decision_request(
+        request = protocol.decision(
             hand.view(hand.actor),
             decision_id=f"1.{index}",
             hand_id=f"bench/table/{index}",
@@ -135,7 +136,7 @@ def sample_requests(players: int) -> list[pb.DealerMessage]:
             time_left_ms=1000,
             time_bank_ms=0,
         )
-        messages.append(pb.DealerMessage(decision=request))
+        messages.append(request)
     return messages
 
 
@@ -150,7 +151,18 @@ async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> 
         connections = []
         for seat, driver in enumerate(drivers):
             connection = await driver.connect()
-            await connection.send(pb.DealerMessage(match_start=pb.MatchStart(seat=seat)))
+            start = protocol.match_start(
+                match_id="bench",
+                table_id=f"table-{number}",
+                seat=seat,
+                names=[driver.name for driver in drivers],
+                config=GameConfig(),
+                action_timeout=1.0,
+                time_bank=0.0,
+                hands=0,
+                starting_stack=200,
+            )
+            await connection.send(start)
             await connection.receive()  # Hello
             connections.append(connection)
         for connection, request in zip(
@@ -162,7 +174,10 @@ async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> 
             await connection.receive()
             counter.decisions += 1
         for connection in connections:
-            await connection.send(pb.DealerMessage(match_end=pb.MatchEnd()))
+            end = protocol.match_end(
+                match_id="bench", hands_played=0, chips_won=[], reason="completed"
+            )
+            await connection.send(end)
             await connection.aclose()
 
     async with trio.open_nursery() as nursery:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena import protocol
 from arena.cli._bots import BotSpec, parse_bot_spec
 from arena.cli._match import SECONDS, open_drivers, terminal_safe
 from arena.dealer import BotDriver, MatchSettings, run_match
@@ -99,14 +100,13 @@ class _FaultInjectingDriver:
             if not injected and message.WhichOneof("kind") == "decision":
                 injected = True
                 await original(
-                    pb.DealerMessage(
-                        fault=pb.Fault(
-                            decision_id="check-bot-0",
-                            reason=pb.FAULT_REASON_TIMEOUT,
-                            detail="check-bot: a made-up fault; keep playing",
-                            applied=pb.Action(decision_id="check-bot-0", kind=pb.ACTION_KIND_CHECK),
-                            faults_so_far=1,
-                        )
+                    protocol.fault(
+                        decision_id="check-bot-0",
+                        reason=pb.FAULT_REASON_TIMEOUT,
+                        detail="check-bot: a made-up fault; keep playing",
+                        applied=pb.Action(decision_id="check-bot-0", kind=pb.ACTION_KIND_CHECK),
+                        faults_so_far=1,
+                        fault_limit=0,
                     )
                 )
             await original(message)
