@@ -2,6 +2,17 @@
 
 Install it (``pip install tests/plugins/example_plugin``) and arena finds it through
 the ``arena.plugins`` entry point in its ``pyproject.toml``; nothing else registers it.
+
+Adding a kind of bot is this one hook, nothing else in arena: ``arena_make_driver``
+gets the bot record (``spec.name``, ``spec.kind``, ``spec.target``, as written
+``plugin:example:TARGET`` on the command line or ``plugin = "example"``, ``target =
+...`` in a tournament file) and a ``DriverContext`` (seed, log folder, start-up
+timeout, options), and returns an unentered async context manager that yields a
+ready ``BotDriver`` and releases the bot on exit; ``None`` for kinds it does not drive.
+A sandboxed launcher, a dial-in server or a remote worker is the same shape: start or
+reach the bot in ``__aenter__``, raise ``arena.dealer.BotStartError`` if it does not
+come up, stop it in ``__aexit__``.
+
 Bots of kind ``example`` (target ignored) always check or call and stand pat.
 """
 
@@ -17,7 +28,11 @@ CALLS: list[tuple[str, dict]] = []
 
 @hookimpl
 def arena_make_driver(spec, context):
-    """Drive kind ``example`` only; every other kind is left to other plugins."""
+    """Drive kind ``example`` only; every other kind is left to other plugins.
+
+    Called before play starts, so it may take its time; it must not start the bot
+    yet (arena enters the returned manager when it is ready to hold the bot).
+    """
     if spec.kind != "example":
         return None
     return _open_always_call(spec.name)
