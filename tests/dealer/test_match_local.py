@@ -373,3 +373,30 @@ async def test_the_name_given_to_a_seat_stands_over_the_bots_hello() -> None:
     )
     assert ["mine", "random"] == result.names
     assert "random" == result.hellos[0]["name"]
+
+
+@pytest.mark.trio
+async def test_r24_fault_message_names_the_engine_reason_code() -> None:
+    """An illegal amount's Fault carries the engine's code (Fault.code), as the record does."""
+    faults: list[pb.Fault] = []
+
+    class Greedy(ScriptedBot):
+        def on_fault(self, message):
+            faults.append(message)
+
+    greedy = Greedy(
+        lambda r: (
+            pb.Action(decision_id=r.decision_id, kind=pb.ACTION_KIND_BET_RAISE, amount=10**9)
+            if r.phase != pb.PHASE_DRAW
+            else pb.Action(decision_id=r.decision_id, kind=pb.ACTION_KIND_DISCARD, cards=["Xx"])
+        ),
+        "greedy",
+    )
+    result = await run_match(
+        [LocalBot(greedy), LocalBot(PolicyBot(CallingStation()))],
+        MatchSettings(config=GameConfig(structure=Structure.NO_LIMIT), hands=10, seed=5),
+    )
+    codes = {(f.reason, f.code) for f in faults}
+    assert (pb.FAULT_REASON_ILLEGAL_ACTION, "amount_too_large") in codes
+    assert all(f.code == "" for f in faults if f.reason != pb.FAULT_REASON_ILLEGAL_ACTION)
+    assert [f.code for f in faults] == [r.code for r in result.faults]
