@@ -10,6 +10,10 @@ from arena.dealer._launch import driver_from_spec as driver_from_spec
 from arena.dealer._launch import open_bot as open_bot
 from arena.dealer._match import MAX_STALE as MAX_STALE
 from arena.dealer._match import run_match as run_match
+from arena.dealer._records import MatchRecorder as MatchRecorder
+from arena.dealer._records import SeatSummary as SeatSummary
+from arena.dealer._records import seat_summaries as seat_summaries
+from arena.dealer._records import summarize as summarize
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
@@ -42,15 +46,19 @@ __all__ = [
     "LocalBot",
     "LocalConnection",
     "MalformedStreamError",
+    "MatchRecorder",
     "MatchResult",
     "MatchSettings",
     "OnFaultLimit",
     "SeatBrokenError",
     "SeatConnection",
+    "SeatSummary",
     "driver_from_spec",
     "open_bot",
     "policy_driver",
     "run_match",
+    "seat_summaries",
+    "summarize",
     "wait_healthy",
     "with_seed",
 ]

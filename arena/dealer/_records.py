@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -47,38 +48,96 @@ def event_record(event: Any) -> dict[str, Any]:
     return record
 
 
-def summarize(result: MatchResult, big_blind: int, *, duplicate_block: int = 1) -> dict[str, Any]:
-    """The result as JSON: per seat chips and mbb/hand with a 95% interval.
+@dataclass(frozen=True, slots=True)
+class SeatSummary:
+    """One seat's figures for a match, computed once: what ``result.json`` and the
+    tournament's per-seat rows both read.
 
-    With duplicate dealing, consecutive blocks of ``duplicate_block`` hands (one deck,
-    every rotation) are the independent unit, which removes most of the card luck.
+    ``units`` are the chips won per unit (a block of ``duplicate_block`` hands: one deck,
+    every rotation, with duplicate dealing; else one hand); ``ci95`` is None when there
+    are too few units for an interval.
     """
+
+    seat: int
+    name: str
+    chips_won: int
+    hands: int
+    units: tuple[int, ...]
+    mbb_per_hand: float
+    ci95: float | None
+    faults: int
+    stale_actions: int
+    sat_out: bool
+    forfeited: bool
+
+
+def seat_summaries(
+    result: MatchResult, big_blind: int, *, duplicate_block: int = 1
+) -> list[SeatSummary]:
+    """Every seat's :class:`SeatSummary`; units cut into blocks of ``duplicate_block`` hands.
+
+    With duplicate dealing the blocks are the independent unit, which removes most of
+    the card luck from the interval.
+    """
+    block = max(1, duplicate_block)
     seats = []
     for seat, name in enumerate(result.names):
         per_hand = [row[seat] for row in result.payoffs]
-        block = max(1, duplicate_block)
-        units = [sum(per_hand[i : i + block]) for i in range(0, len(per_hand) - block + 1, block)]
-        rate = win_rate(units, big_blind, hands_per_unit=block)
-        seats.append(
-            {
-                "seat": seat,
-                "name": name,
-                "chips_won": result.chips_won[seat],
-                "mbb_per_hand": round(rate.mbb_per_hand, 1),
-                "ci95": round(rate.ci95, 1) if rate.ci95 != float("inf") else None,
-                "faults": sum(1 for f in result.faults if f.seat == seat),
-                # answers to earlier decisions, dropped (not faults)
-                "stale_actions": result.stale_actions[seat] if result.stale_actions else 0,
-                "sat_out": result.sat_out[seat],
-                "forfeited": result.forfeited[seat],
-            }
+        units = tuple(
+            sum(per_hand[i : i + block]) for i in range(0, len(per_hand) - block + 1, block)
         )
+        rate = win_rate(list(units), big_blind, hands_per_unit=block)
+        seats.append(
+            SeatSummary(
+                seat=seat,
+                name=name,
+                chips_won=result.chips_won[seat],
+                hands=result.hands_played,
+                units=units,
+                mbb_per_hand=rate.mbb_per_hand,
+                ci95=rate.ci95 if rate.ci95 != float("inf") else None,
+                faults=sum(1 for f in result.faults if f.seat == seat),
+                # answers to earlier decisions, dropped (not faults)
+                stale_actions=result.stale_actions[seat] if result.stale_actions else 0,
+                sat_out=result.sat_out[seat],
+                forfeited=result.forfeited[seat],
+            )
+        )
+    return seats
+
+
+def summarize(
+    result: MatchResult,
+    big_blind: int,
+    *,
+    duplicate_block: int = 1,
+    seats: Sequence[SeatSummary] | None = None,
+) -> dict[str, Any]:
+    """The result as JSON (``result.json``): per seat chips and mbb/hand with a 95% interval.
+
+    ``seats``: the :func:`seat_summaries` already computed for this result, if any.
+    """
+    if seats is None:
+        seats = seat_summaries(result, big_blind, duplicate_block=duplicate_block)
     return {
         "match_id": result.match_id,
         "seed": result.seed,
         "hands_played": result.hands_played,
         "reason": result.reason,
-        "seats": seats,
+        "seats": [
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "chips_won": s.chips_won,
+                "mbb_per_hand": round(s.mbb_per_hand, 1),
+                "ci95": None if s.ci95 is None else round(s.ci95, 1),
+                "faults": s.faults,
+                "stale_actions": s.stale_actions,
+                "sat_out": s.sat_out,
+                "forfeited": s.forfeited,
+            }
+            for s in seats
+        ],
     }
 
 
@@ -100,6 +159,7 @@ class MatchRecorder:
                 structlog.processors.JSONRenderer(sort_keys=True),
             ],
         ).bind(match_id=settings.match_id, table_id=settings.table_id)
+        self.seats: list[SeatSummary] = []  # set by match_finished
 
     def match_started(self, names: Sequence[str], seed: int | None) -> None:
         self.log.info(
@@ -130,7 +190,11 @@ class MatchRecorder:
         self._log_file.flush()
 
     def match_finished(self, result: MatchResult, *, duplicate_block: int = 1) -> dict[str, Any]:
-        summary = summarize(result, self.settings.config.big_blind, duplicate_block=duplicate_block)  # type: ignore[arg-type]
+        """Log and write ``result.json``; the per-seat figures stay in :attr:`seats`."""
+        big_blind = self.settings.config.big_blind
+        assert big_blind is not None
+        self.seats = seat_summaries(result, big_blind, duplicate_block=duplicate_block)
+        summary = summarize(result, big_blind, seats=self.seats)
         self.log.info("match_finished", **summary)
         (self.folder / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
         self.close()
