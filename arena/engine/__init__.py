@@ -34,8 +34,8 @@ from arena.engine._eval import qualifies_jacks_or_better as qualifies_jacks_or_b
 from arena.engine._hand import BlindPlan as BlindPlan
 from arena.engine._hand import ForcedPost as ForcedPost
 from arena.engine._hand import Hand as Hand
-from arena.engine._hand import LegalActions as LegalActions
-from arena.engine._hand import Phase as Phase
+from arena.engine._phase import LegalActions as LegalActions
+from arena.engine._phase import Phase as Phase
 from arena.engine._pots import Pot as Pot
 from arena.engine._records import *  # noqa: F403 - the records are all public
 from arena.engine._seating import BustPolicy as BustPolicy

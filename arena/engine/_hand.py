@@ -16,19 +16,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from arena.engine._betting import _BettingRounds
+from arena.engine._betting import BettingRounds
 from arena.engine._cards import Card, format_cards
 from arena.engine._config import ForcedBets, GameConfig, JokerMode, Opening, ShowdownReveal
-from arena.engine._config import Structure as _Structure
 from arena.engine._deck import Deck
-from arena.engine._drawing import _Draw
-from arena.engine._errors import IllegalActionError, Reason
-from arena.engine._phase import Phase
+from arena.engine._drawing import Draw
+from arena.engine._errors import EngineInvariantError, IllegalActionError, Reason
+from arena.engine._phase import NEXT_PHASE, PHASE_ORDER, LegalActions, Phase
 from arena.engine._pots import Pot
 from arena.engine._records import (
     CHECK,
     FOLD,
-    PREDRAW_STARTED,
     STAND_PAT,
     Action,
     AntePosted,
@@ -40,14 +38,15 @@ from arena.engine._records import (
     Discard,
     Event,
     Fold,
+    HandDead,
     HoleCardsDealt,
 )
-from arena.engine._showdown import _Showdown
-
-_FIXED = _Structure.FIXED_LIMIT
-
+from arena.engine._showdown import award_uncontested, prove_openers, showdown
+from arena.engine._view import SeatView, view_of
 
 _DRAW = Phase.DRAW
+_OVER = Phase.OVER
+_ROW = {phase: (event, street) for phase, event, street in PHASE_ORDER}
 
 
 class ForcedPost(NamedTuple):
@@ -70,61 +69,29 @@ class BlindPlan(NamedTuple):
     extra_posts: tuple[ForcedPost, ...] = ()
 
 
-class LegalActions(NamedTuple):
-    """What the seat to act may do, with exact amounts.
-
-    Betting: ``call_amount`` is the chips a call adds (0 means checking is free;
-    a short stack calls all-in for less, R14). A bet or raise *to* any amount in
-    ``min_raise_to..max_raise_to`` is legal when ``can_raise``. Draw: discard
-    0..``max_discard`` cards held.
-    """
-
-    seat: int
-    phase: Phase
-    can_fold: bool = False
-    can_check: bool = False
-    call_amount: int = 0
-    min_raise_to: int = 0
-    max_raise_to: int = 0
-    max_discard: int = 0
-
-    @property
-    def can_call(self) -> bool:
-        return self.call_amount > 0
-
-    @property
-    def can_raise(self) -> bool:
-        return self.max_raise_to > 0
-
-
-class Hand(_BettingRounds, _Draw, _Showdown):
+class Hand:
     """One deal: create it, then feed it actions until :attr:`is_over`.
 
     ``stacks`` are the dealt-in players' chips, clockwise; ``button`` is the index of
     the player on the button, or, for a dead button (R20), of the last player before
     it, which gives the same order for everything that starts "left of the button".
+
+    The hand is a facade over one object per phase: :class:`BettingRounds` (R10-R14)
+    and :class:`Draw` (R15-R17) own their state and are handed the chip and card lists
+    they change in place; the showdown (R18, R19) is plain functions. The hand alone
+    moves from phase to phase, in the order of ``PHASE_ORDER``.
     """
 
     __slots__ = (
-        "_aggressor",
-        "_aggressor_round1",
-        "_bets_made",
+        "_betting",
         "_clockwise",
-        "_current_bet",
         "_dead_posted",
-        "_draw_order",
-        "_draw_pos",
-        "_faced",
-        "_fixed",
+        "_draw",
         "_jacks",
         "_joker",
-        "_live",
-        "_min_increment",
         "_muck",
-        "_opener_hand",
         "_reveal_all",
         "_set_aside",
-        "_street",
         "actor",
         "bets",
         "button",
@@ -138,7 +105,6 @@ class Hand(_BettingRounds, _Draw, _Showdown):
         "folded",
         "holes",
         "n",
-        "opener",
         "payoffs",
         "phase",
         "pots",
@@ -176,40 +142,36 @@ class Hand(_BettingRounds, _Draw, _Showdown):
         self.bets: list[int] = [0] * n
         self.committed: list[int] = [0] * n
         self.folded: list[bool] = [False] * n
-        self.holes: list[list[Card]] = []
+        self.holes: list[list[Card]] = [[] for _ in range(n)]
         self.draw_counts: list[int | None] = [None] * n
         self.events: list[Event] = []
         self.deck = deck
         self.carried_pot = carried_pot
-        self.phase = Phase.PREDRAW_BETTING
+        self.phase = PHASE_ORDER[0][0]
         self.actor: int | None = None
         self.payoffs: list[int] | None = None
         self.pots: list[Pot] = []
         self.shown: dict[int, tuple[Card, ...]] = {}
         self.dead = False
-        self.opener: int | None = None
-        self._opener_hand: tuple[Card, ...] = ()
         self._dead_posted: list[int] | None = None  # R22 dead posts by seat; None: none
-        self._muck: list[tuple[int, Card]] = []
-        self._set_aside: list[Card] = []
-        self._live = n
-        self._faced: list[int | None] = [None] * n
-        self._fixed = config.structure is _FIXED
-        self._current_bet = 0
-        self._min_increment = 0
-        self._bets_made = 0
-        self._street = 1
-        self._aggressor: int | None = None
-        self._aggressor_round1: int | None = None
-        self._draw_order: list[int] = []
-        self._draw_pos = 0
+        self._muck: list[tuple[int, Card]] = []  # folded and discarded cards, for R17
+        self._set_aside: list[Card] = []  # the Jackpots opener's, to prove openers (R29)
+        self._draw = Draw(
+            config.max_draw,
+            self.holes,
+            deck,
+            self._muck,
+            self._set_aside,
+            self.draw_counts,
+            self.events,
+        )
         self._start(blinds)
 
     # --- public queries -------------------------------------------------------
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def contributions(self) -> tuple[list[int], int]:
         """(each seat's matched chips, dead money): what the pots are built from (R14, R22).
@@ -230,25 +192,31 @@ class Hand(_BettingRounds, _Draw, _Showdown):
 
     @property
     def current_bet(self) -> int:
-        return self._current_bet
+        return self._betting.current_bet
 
     @property
     def street(self) -> int:
         """1 before the draw, 2 after it."""
-        return self._street
+        return self._betting.street
+
+    @property
+    def opener(self) -> int | None:
+        """The seat that made the first bet of the hand (R28, R29), if anyone has."""
+        return self._betting.opener
+
+    @property
+    def carried_out(self) -> int:
+        """Chips a dead hand leaves in the middle for the next deal (R28); else 0."""
+        return self.pot_total if self.dead else 0
 
     def legal_actions(self) -> LegalActions:
         """The exact choices of the seat to act; raises if the hand is over."""
         seat = self.actor
         if seat is None:
             raise IllegalActionError(Reason.HAND_OVER, "the hand is over; nobody is to act")
-        if self.phase is Phase.DRAW:
-            return LegalActions(seat, Phase.DRAW, max_discard=self.config.max_draw)
-        to_call = self._current_bet - self.bets[seat]
-        stack = self.stacks[seat]
-        call_amount = to_call if to_call < stack else stack
-        lo, hi = self._raise_bounds(seat)
-        return LegalActions(seat, self.phase, to_call > 0, to_call <= 0, call_amount, lo, hi)
+        if self.phase is _DRAW:
+            return LegalActions(seat, _DRAW, max_discard=self.config.max_draw)
+        return self._betting.legal(seat, self.phase)
 
     # --- applying actions -------------------------------------------------------
 
@@ -267,17 +235,28 @@ class Hand(_BettingRounds, _Draw, _Showdown):
             return self.discard(action.cards)  # type: ignore[union-attr]
         raise IllegalActionError(Reason.UNKNOWN_ACTION, f"not an action: {action!r}")
 
-    def default_action(self) -> Action:
-        """What a timeout or an illegal action becomes (R23, R24): check if free, else fold; stand pat."""
-        if self.actor is None:
-            raise IllegalActionError(Reason.HAND_OVER, "the hand is over; nobody is to act")
-        if self.phase is Phase.DRAW:
-            return STAND_PAT
-        return CHECK if self.bets[self.actor] >= self._current_bet else FOLD
+    def verify(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` saying why ``action`` is not legal now.
 
-    def apply_default(self) -> list[Event]:
-        """Apply :meth:`default_action` for the seat to act."""
-        return self.apply(self.default_action())
+        Each rule is written once, in the phase that owns it; the action methods
+        below check the same rules before they change anything.
+        """
+        seat = self._require_actor()
+        kind = type(action)
+        if kind is Discard:
+            self._require_draw()
+            self._draw.verify_discard(seat, tuple(action.cards))  # type: ignore[union-attr]
+            return
+        self._require_betting()
+        betting = self._betting
+        if kind is Fold:
+            betting.verify_fold(seat)
+        elif kind is Check:
+            betting.verify_check(seat)
+        elif kind is BetRaise:
+            betting.verify_raise(seat, action.amount)  # type: ignore[union-attr]
+        elif kind is not Call:
+            raise IllegalActionError(Reason.UNKNOWN_ACTION, f"not an action: {action!r}")
 
     def can_apply(self, action: Action) -> bool:
         """Whether ``action`` would be accepted now (no side effects)."""
@@ -287,39 +266,97 @@ class Hand(_BettingRounds, _Draw, _Showdown):
             return False
         return True
 
-    def verify(self, action: Action) -> None:
-        """Raise :class:`IllegalActionError` saying why ``action`` is not legal now."""
+    def default_action(self) -> Action:
+        """What a timeout or an illegal action becomes (R23, R24): check if free, else fold; stand pat."""
         seat = self._require_actor()
-        kind = type(action)
-        if kind is Discard:
-            self._verify_discard(seat, action.cards)  # type: ignore[union-attr]
-            return
+        if self.phase is _DRAW:
+            return STAND_PAT
+        return CHECK if self._betting.may_check(seat) else FOLD
+
+    def apply_default(self) -> list[Event]:
+        """Apply :meth:`default_action` for the seat to act."""
+        return self.apply(self.default_action())
+
+    def fold(self) -> list[Event]:
+        seat = self._require_actor()
         self._require_betting()
-        to_call = self._current_bet - self.bets[seat]
-        if kind is Fold:
-            if to_call <= 0:
-                raise IllegalActionError(
-                    Reason.CANNOT_FOLD, "nothing to call: check instead of folding"
-                )
-        elif kind is Check:
-            if to_call > 0:
-                raise IllegalActionError(
-                    Reason.CANNOT_CHECK, f"cannot check facing a bet of {to_call} to call"
-                )
-        elif kind is BetRaise:
-            self._verify_raise(seat, action.amount)  # type: ignore[union-attr]
-        elif kind is not Call:
-            raise IllegalActionError(Reason.UNKNOWN_ACTION, f"not an action: {action!r}")
+        betting = self._betting
+        betting.verify_fold(seat)
+        mark = len(self.events)
+        nxt = betting.fold(seat)
+        if nxt is None:
+            self._next_phase()
+        else:
+            self.actor = nxt
+        return self.events[mark:]
+
+    def check(self) -> list[Event]:
+        seat = self._require_actor()
+        self._require_betting()
+        betting = self._betting
+        betting.verify_check(seat)
+        mark = len(self.events)
+        nxt = betting.check(seat)
+        if nxt is None:
+            self._next_phase()
+        else:
+            self.actor = nxt
+        return self.events[mark:]
+
+    def check_or_call(self) -> list[Event]:
+        """Call the current bet, or check when there is nothing to call (PHH ``cc``)."""
+        seat = self.actor
+        if seat is None or self.phase is _DRAW:
+            self._require_actor()
+            self._require_betting()
+        events = self.events
+        mark = len(events)
+        nxt = self._betting.call(seat)  # type: ignore[arg-type]
+        if nxt is None:
+            self._next_phase()
+        else:
+            self.actor = nxt
+        return events[mark:]
+
+    def bet_or_raise(self, amount: int) -> list[Event]:
+        """Bet or raise *to* ``amount`` (the seat's whole bet this round)."""
+        seat = self._require_actor()
+        self._require_betting()
+        betting = self._betting
+        betting.verify_raise(seat, amount)
+        mark = len(self.events)
+        nxt = betting.raise_to(seat, amount)
+        if nxt is None:
+            self._next_phase()
+        else:
+            self.actor = nxt
+        return self.events[mark:]
+
+    def discard(self, cards: Sequence[Card] = ()) -> list[Event]:
+        """Discard ``cards`` (none: stand pat) and draw as many (R15, R17)."""
+        seat = self.actor
+        if seat is None or self.phase is not _DRAW:
+            self._require_actor()
+            self._require_draw()
+        discarded = tuple(cards)
+        draw = self._draw
+        draw.verify_discard(seat, discarded)  # type: ignore[arg-type]
+        events = self.events
+        mark = len(events)
+        nxt = draw.discard(seat, discarded)  # type: ignore[arg-type]
+        if nxt is None:
+            self._next_phase()
+        else:
+            self.actor = nxt
+        return events[mark:]
 
     # --- views ------------------------------------------------------------------
 
-    def view(self, seat: int, *, history: bool = True):
+    def view(self, seat: int, *, history: bool = True) -> SeatView:
         """What ``seat`` may know: its own cards and everything public (see :class:`SeatView`).
 
         ``history=False`` skips the event list, for callers that keep their own record.
         """
-        from arena.engine._view import view_of
-
         return view_of(self, seat, history=history)
 
     def all_cards(self) -> list[Card]:
@@ -339,7 +376,49 @@ class Hand(_BettingRounds, _Draw, _Showdown):
             f"bets={self.bets} pot={self.pot_total} holes={holes}>"
         )
 
-    # --- the machinery ----------------------------------------------------------
+    # --- moving through the phases (the order is PHASE_ORDER) ---------------------
+
+    def _next_phase(self) -> None:
+        """Nobody is left to act in this phase: close it, then enter the phases after it
+        (``NEXT_PHASE``) until a seat must act or the hand is over."""
+        phase = self.phase
+        while True:
+            if _ROW[phase][1]:  # a betting round closes
+                betting = self._betting
+                if betting.live == 1:
+                    self._end_uncontested()
+                    return
+                betting.end_round()
+                if self._jacks and betting.opener is None:
+                    self._end_dead()  # R28: nobody opened (the first round closed)
+                    return
+            phase = NEXT_PHASE[phase]
+            if phase is _OVER:
+                self._end_showdown()
+                return
+            actor = self._enter(phase)
+            if actor is not None:
+                self.actor = actor
+                return
+
+    def _enter(self, phase: Phase, first: int = 0) -> int | None:
+        """Enter ``phase``: its opening event, then its first seat to act, or None.
+
+        ``first`` is where the first betting round starts looking (left of the big
+        blind, or of the button); the second round's start is the rule's (R27).
+        """
+        self.phase = phase
+        event, street = _ROW[phase]
+        self.events.append(event)  # type: ignore[arg-type]
+        betting = self._betting
+        if not street:
+            keeper = betting.opener if self._jacks else None
+            return self._draw.start(self._clockwise, self.folded, keeper)
+        if street == 2:
+            first = (self.button + 1) % self.n
+            if self.config.forced_bets is ForcedBets.ANTES and betting.aggressor_round1 is not None:
+                first = betting.aggressor_round1  # R27: the last raiser, else the opener
+        return betting.start(street, first)
 
     def _require_actor(self) -> int:
         seat = self.actor
@@ -353,6 +432,81 @@ class Hand(_BettingRounds, _Draw, _Showdown):
                 Reason.WRONG_PHASE, "it is the draw: discard cards or stand pat"
             )
 
+    def _require_draw(self) -> None:
+        if self.phase is not _DRAW:
+            raise IllegalActionError(Reason.WRONG_PHASE, "discards are only made at the draw")
+
+    # --- the start: forced bets and the deal ---------------------------------------
+
+    def _start(self, blinds: BlindPlan | None) -> None:
+        left = (self.button + 1) % self.n
+        if self.config.ante:
+            self._post_antes(left)
+        first_actor = left
+        if self.config.forced_bets is ForcedBets.BLINDS:
+            first_actor = self._post_blinds(blinds, left)
+        self._deal()
+        config = self.config
+        opening_bet = config.big_blind if config.forced_bets is ForcedBets.BLINDS else 0
+        self._betting = BettingRounds(
+            config,
+            self.stacks,
+            self.bets,
+            self.committed,
+            self.folded,
+            self.holes,
+            self.events,
+            self._muck,
+            self._set_aside,
+            self.carried_pot,
+            self._joker,
+            opening_bet,  # type: ignore[arg-type]
+        )
+        actor = self._enter(PHASE_ORDER[0][0], first_actor)
+        if actor is None:
+            self._next_phase()
+        else:
+            self.actor = actor
+
+    def _post_antes(self, left: int) -> None:
+        """Everyone antes, clockwise from the button's left (R27)."""
+        n = self.n
+        ante = self.config.ante
+        events = self.events
+        for k in range(n):
+            seat = (left + k) % n
+            events.append(AntePosted(seat, self._post(seat, ante, live=False)))
+
+    def _post_blinds(self, blinds: BlindPlan | None, left: int) -> int:
+        """Small and big blind (R6, R7) and the table's extra posts (R21, R22); returns
+        the seat the first betting round starts from (left of the big blind, R10)."""
+        config = self.config
+        n = self.n
+        events = self.events
+        if blinds is None:
+            if n == 2:  # R7: the button posts the small blind
+                blinds = BlindPlan(left, self.button)
+            else:
+                blinds = BlindPlan((left + 1) % n, left)
+        if blinds.small_blind_seat is not None:
+            seat = blinds.small_blind_seat
+            paid = self._post(seat, config.small_blind, True)  # type: ignore[arg-type]
+            events.append(BlindPosted(seat, paid, BlindKind.SMALL))
+        seat = blinds.big_blind_seat
+        paid = self._post(seat, config.big_blind, True)  # type: ignore[arg-type]
+        events.append(BlindPosted(seat, paid, BlindKind.BIG))
+        for post in blinds.extra_posts:
+            if post.live:
+                paid = self._post(post.seat, post.live, True)
+                events.append(BlindPosted(post.seat, paid, BlindKind.BIG))
+            if post.dead:
+                paid = self._post(post.seat, post.dead, live=False)
+                events.append(BlindPosted(post.seat, paid, BlindKind.DEAD_SMALL, dead=True))
+                if self._dead_posted is None:
+                    self._dead_posted = [0] * n
+                self._dead_posted[post.seat] += paid  # R22: the pot's, not the seat's
+        return (blinds.big_blind_seat + 1) % n
+
     def _post(self, seat: int, amount: int, live: bool) -> int:
         """Move up to ``amount`` from the stack; all-in for less when short (R14)."""
         stack = self.stacks[seat]
@@ -363,59 +517,68 @@ class Hand(_BettingRounds, _Draw, _Showdown):
             self.bets[seat] += paid
         return paid
 
-    def _start(self, blinds: BlindPlan | None) -> None:
-        config = self.config
-        n = self.n
-        events = self.events
-        left = (self.button + 1) % n
-        if config.ante:
-            for k in range(n):
-                seat = (left + k) % n
-                events.append(AntePosted(seat, self._post(seat, config.ante, live=False)))
-        first_actor = left
-        if config.forced_bets is ForcedBets.BLINDS:
-            if blinds is None:
-                if n == 2:  # R7: the button posts the small blind
-                    blinds = BlindPlan(left, self.button)
-                else:
-                    blinds = BlindPlan((left + 1) % n, left)
-            if blinds.small_blind_seat is not None:
-                seat = blinds.small_blind_seat
-                events.append(
-                    BlindPosted(seat, self._post(seat, config.small_blind, True), BlindKind.SMALL)
-                )  # type: ignore[arg-type]
-            seat = blinds.big_blind_seat
-            events.append(
-                BlindPosted(seat, self._post(seat, config.big_blind, True), BlindKind.BIG)
-            )  # type: ignore[arg-type]
-            for post in blinds.extra_posts:
-                if post.live:
-                    events.append(
-                        BlindPosted(
-                            post.seat, self._post(post.seat, post.live, True), BlindKind.BIG
-                        )
-                    )
-                if post.dead:
-                    paid = self._post(post.seat, post.dead, live=False)
-                    events.append(BlindPosted(post.seat, paid, BlindKind.DEAD_SMALL, dead=True))
-                    if self._dead_posted is None:
-                        self._dead_posted = [0] * n
-                    self._dead_posted[post.seat] += paid  # R22: the pot's, not the seat's
-            self._current_bet = config.big_blind  # type: ignore[assignment]
-            self._min_increment = config.big_blind  # type: ignore[assignment]
-            self._bets_made = 1
-            first_actor = (blinds.big_blind_seat + 1) % n
-        self._deal()
-        self.events.append(PREDRAW_STARTED)
-        self._start_round(first_actor)
-
     def _deal(self) -> None:
         """Five cards each, one at a time, clockwise from the button's left (R9)."""
         n = self.n
         cards = self.deck.deal(5 * n)
-        holes: list[list[Card]] = [[] for _ in range(n)]
+        holes = self.holes
         events = self.events
         for k, seat in enumerate(self._clockwise):
             hole = holes[seat] = cards[k::n]
             events.append(HoleCardsDealt(seat, tuple(hole)))
-        self.holes = holes
+
+    # --- the end: pots, shown cards, settlement ---------------------------------------
+
+    def _end_uncontested(self) -> None:
+        """R18: the last player wins every pot and shows nothing."""
+        betting = self._betting
+        betting.return_uncalled()
+        self.pots, awards = award_uncontested(self.folded, self.contributions(), self.events)
+        self._prove_openers()
+        self._settle(awards)
+
+    def _end_dead(self) -> None:
+        """R28: nobody opened; the antes stay in the pot for the next deal."""
+        self.dead = True
+        self.events.append(HandDead(self.pot_total))
+        self._settle({})
+
+    def _end_showdown(self) -> None:
+        """R19: the live hands are shown in order and the pots awarded."""
+        self.pots, self.shown, awards = showdown(
+            self.holes,
+            self.folded,
+            self._clockwise,
+            self._joker,
+            self._reveal_all,
+            self.contributions(),
+            self._betting.aggressor,
+            self.events,
+        )
+        self._prove_openers()
+        self._settle(awards)
+
+    def _prove_openers(self) -> None:
+        if self._jacks:
+            betting = self._betting
+            prove_openers(betting.opener, betting.opener_hand, self._joker, self.events)
+
+    def _settle(self, awards: dict[int, int]) -> None:
+        """Push the awarded chips (R26: exactly the pot, or nothing for a dead hand)."""
+        stacks = self.stacks
+        total_awarded = sum(awards.values())
+        expected = self.pot_total if not self.dead else 0
+        if total_awarded != expected:
+            raise EngineInvariantError(f"awarded {total_awarded} of a pot of {expected} (R26)")
+        for seat, amount in awards.items():
+            stacks[seat] += amount
+        self.payoffs = [
+            after - before for after, before in zip(stacks, self.starting_stacks, strict=True)
+        ]
+        if not self.dead:
+            self.committed = [0] * self.n
+            self.carried_pot = 0
+            self._dead_posted = None
+        self.bets = [0] * self.n
+        self.actor = None
+        self.phase = _OVER

@@ -7,14 +7,13 @@ the protocol cannot leak a hidden card by accident: they build messages from a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from arena.engine._cards import Card
+from arena.engine._phase import LegalActions, Phase
 from arena.engine._records import PRIVATE_EVENTS, Event
-
-if TYPE_CHECKING:
-    from arena.engine._hand import Hand, LegalActions, Phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +45,34 @@ def redact(event: Event, seat: int) -> Event:
     return event
 
 
-def view_of(hand: Hand, seat: int, *, history: bool = True) -> SeatView:
+class _Viewed(Protocol):
+    """What a view reads of a hand (the :class:`~arena.engine.Hand`), so this module
+    needs nothing above it."""
+
+    n: int
+    phase: Phase
+    button: int
+    holes: Sequence[Sequence[Card]]
+    stacks: Sequence[int]
+    bets: Sequence[int]
+    committed: Sequence[int]
+    folded: Sequence[bool]
+    draw_counts: Sequence[int | None]
+    shown: dict[int, tuple[Card, ...]]
+    events: Sequence[Event]
+    actor: int | None
+    payoffs: Sequence[int] | None
+
+    @property
+    def pot_total(self) -> int: ...
+
+    @property
+    def current_bet(self) -> int: ...
+
+    def legal_actions(self) -> LegalActions: ...
+
+
+def view_of(hand: _Viewed, seat: int, *, history: bool = True) -> SeatView:
     """Build ``seat``'s view of ``hand``; ``history=False`` leaves ``events`` empty (cheaper)."""
     if not 0 <= seat < hand.n:
         raise ValueError(f"seat {seat} is not in this hand of {hand.n}")
