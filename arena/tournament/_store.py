@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from arena.tournament import _writer
 from arena.tournament._schema import (
     NOT_STARTED,
     AlreadyRecorded,
@@ -50,6 +49,7 @@ from arena.tournament._schema import (
     migrate,
     seat_results,
 )
+from arena.tournament._writer import get_field, now
 
 __all__ = [
     "AlreadyRecorded",
@@ -70,22 +70,6 @@ __all__ = [
 
 
 # --- the store ----------------------------------------------------------------------
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def _get(row: Any, name: str, default: Any = ...) -> Any:
-    """A field of a mapping or an object; ``default`` if given and missing."""
-    if isinstance(row, Mapping):
-        if name in row:
-            return row[name]
-    elif hasattr(row, name):
-        return getattr(row, name)
-    if default is ...:
-        raise ValueError(f"{row!r} has no {name!r}")
-    return default
 
 
 def _as_dict(item: Any) -> dict[str, Any]:
@@ -223,7 +207,7 @@ class Store:
         db.execute(
             "INSERT INTO bots (name, spec, created_at) VALUES (?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET spec = excluded.spec WHERE excluded.spec <> ''",
-            (name, spec, _now()),
+            (name, spec, now()),
         )
         (bot_id,) = db.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchone()
         return int(bot_id)
@@ -249,18 +233,18 @@ class Store:
         """
         rows = []
         for position, item in enumerate(schedule):
-            key = str(_get(item, "key"))
-            seats = [str(seat) for seat in _get(item, "seats")]
+            key = str(get_field(item, "key"))
+            seats = [str(seat) for seat in get_field(item, "seats")]
             data = _as_dict(item)
             rows.append(
                 (
                     position,
                     key,
-                    int(_get(item, "round", 0)),
+                    int(get_field(item, "round", 0)),
                     seats,
-                    int(_get(item, "hands")),
-                    _seed(_get(item, "seed", None)),
-                    bool(_get(item, "duplicate", False)),
+                    int(get_field(item, "hands")),
+                    _seed(get_field(item, "seed", None)),
+                    bool(get_field(item, "duplicate", False)),
                     json.dumps(data, sort_keys=True, default=str),
                 )
             )
@@ -270,7 +254,7 @@ class Store:
             cursor = db.execute(
                 "INSERT INTO tournaments (name, config_json, status, created_at) "
                 "VALUES (?, ?, 'running', ?)",
-                (name, config_json, _now()),
+                (name, config_json, now()),
             )
             tournament_id = int(cursor.lastrowid or 0)
             for position, key, round_, seats, hands, seed, duplicate, data in rows:
@@ -318,7 +302,7 @@ class Store:
             cursor = db.execute(
                 "UPDATE tournaments SET status = 'finished', finished_at = COALESCE(finished_at, ?) "
                 "WHERE id = ?",
-                (_now(), tournament_id),
+                (now(), tournament_id),
             )
             if cursor.rowcount != 1:
                 raise UnknownMatch(f"{self.path}: no tournament with id {tournament_id}")
@@ -405,105 +389,24 @@ class Store:
         is not in the tournament's schedule, and :class:`StoreError` when a row breaks a
         constraint (e.g. a NaN rating or two results for one seat).
         """
-        seat_rows = [self._seat_row(seat) for seat in seats]
+        rows = _writer.seat_rows(seats)  # bad values fail before the transaction
         updates = [RatingUpdate(*update) for update in rating_updates]
         with self._write() as db:
-            existing = db.execute(
-                "SELECT id, reason FROM matches WHERE tournament_id = ? AND match_key = ?",
-                (tournament_id, match_key),
-            ).fetchone()
-            if existing and existing[1] == NOT_STARTED != result_summary.get("reason"):
-                _delete_match(db, int(existing[0]))
-                existing = None
-            if existing:
-                raise AlreadyRecorded(
-                    f"{self.path}: match {match_key!r} of tournament {tournament_id} "
-                    "is already recorded",
-                    match_id=int(existing[0]),
-                )
-            if not db.execute(
-                "SELECT 1 FROM scheduled_matches WHERE tournament_id = ? AND match_key = ?",
-                (tournament_id, match_key),
-            ).fetchone():
-                raise UnknownMatch(
-                    f"{self.path}: match {match_key!r} is not in the schedule of "
-                    f"tournament {tournament_id}"
-                )
-            cursor = db.execute(
-                "INSERT INTO matches (tournament_id, match_key, game_type, big_blind, "
-                "duplicate_block, hands_played, reason, summary_json, records_dir, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    tournament_id,
-                    match_key,
-                    game_type,
-                    big_blind,
-                    duplicate_block,
-                    result_summary.get("hands_played"),
-                    result_summary.get("reason"),
-                    json.dumps(result_summary, sort_keys=True, default=str),
-                    str(records_dir),
-                    _now(),
-                ),
+            _writer.refuse_or_replace(db, self.path, tournament_id, match_key, result_summary)
+            match_id = _writer.insert_match(
+                db,
+                tournament_id,
+                match_key,
+                game_type=game_type,
+                big_blind=big_blind,
+                duplicate_block=duplicate_block,
+                result_summary=result_summary,
+                records_dir=records_dir,
             )
-            match_id = int(cursor.lastrowid or 0)
-            for bot, seat, chips, hands, n_faults, sat_out, forfeited, units in seat_rows:
-                db.execute(
-                    "INSERT INTO seat_results (match_id, seat, bot_id, chips, hands, faults, "
-                    "sat_out, forfeited, unit_chips_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        match_id,
-                        seat,
-                        self._bot_id(db, bot),
-                        chips,
-                        hands,
-                        n_faults,
-                        sat_out,
-                        forfeited,
-                        units,
-                    ),
-                )
-            for fault in faults:
-                db.execute(
-                    "INSERT INTO faults (match_id, hand_number, seat, reason, detail, applied, "
-                    "decision_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        match_id,
-                        int(_get(fault, "hand_number")),
-                        int(_get(fault, "seat")),
-                        str(_get(fault, "reason")),
-                        str(_get(fault, "detail", "")),
-                        str(_get(fault, "applied", "")),
-                        str(_get(fault, "decision_id", "")),
-                    ),
-                )
-            for update in updates:
-                db.execute(
-                    "INSERT INTO ratings (bot_id, system, game_type, match_id, rating_before, "
-                    "rating_after) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        self._bot_id(db, update.bot),
-                        update.system,
-                        update.game_type,
-                        match_id,
-                        _rating(update.rating_before),
-                        _rating(update.rating_after),
-                    ),
-                )
+            _writer.insert_seats(db, match_id, rows, self._bot_id)
+            _writer.insert_faults(db, match_id, faults)
+            _writer.insert_ratings(db, match_id, updates, self._bot_id)
             return match_id
-
-    @staticmethod
-    def _seat_row(seat: Any) -> tuple[str, int, int, int, int, int, int, str]:
-        return (
-            str(_get(seat, "bot")),
-            int(_get(seat, "seat")),
-            int(_get(seat, "chips")),
-            int(_get(seat, "hands")),
-            int(_get(seat, "faults", 0)),
-            int(bool(_get(seat, "sat_out", False))),
-            int(bool(_get(seat, "forfeited", False))),
-            json.dumps([int(x) for x in _get(seat, "unit_chips", ())]),
-        )
 
     # --- queries --------------------------------------------------------------------
 
@@ -641,13 +544,6 @@ class Store:
         }
 
 
-def _delete_match(db: sqlite3.Connection, match_id: int) -> None:
-    """Remove one match and everything that refers to it (inside the caller's transaction)."""
-    for table in ("faults", "ratings", "seat_results"):
-        db.execute(f"DELETE FROM {table} WHERE match_id = ?", (match_id,))
-    db.execute("DELETE FROM matches WHERE id = ?", (match_id,))
-
-
 def _why(error: Exception) -> str:
     """SQLite's message in one printable line (a corrupt file's message may hold its bytes)."""
     if isinstance(error, UnicodeDecodeError):
@@ -656,12 +552,6 @@ def _why(error: Exception) -> str:
         text = str(error)
     text = "".join(ch if ch.isprintable() else "?" for ch in text)
     return text if len(text) <= 200 else text[:200] + "..."
-
-
-def _rating(value: float) -> float | None:
-    """A finite rating; NaN and infinities become NULL, which the schema refuses."""
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def _filters(*, game_type: str | None, tournament: str | None) -> tuple[str, list[Any]]:

@@ -365,7 +365,7 @@ class TestQueries:
 CHILD = textwrap.dedent(
     """
     import sys, time
-    import arena.tournament._store as store_module
+    import arena.tournament._writer as writer_module
     from arena.tournament._store import RatingUpdate, SeatResult, Store
 
     path, hang_after = sys.argv[1], int(sys.argv[2])
@@ -377,7 +377,7 @@ CHILD = textwrap.dedent(
             def hang(value):
                 print("inside", flush=True)
                 time.sleep(600)
-            store_module._rating = hang
+            writer_module.finite_rating = hang
         seats = [
             SeatResult(bot=bot, seat=i, chips=(-1) ** i * 5, hands=row.hands, faults=i,
                        unit_chips=tuple(range(row.hands)))
