@@ -21,10 +21,8 @@ import random
 import sys
 
 from arena.policies import MonteCarloPolicy
-from arena.protocol import pb
+from arena.protocol import config_from_message, pb
 from arena.sdk import Bot, Decision, run
-
-_JOKER = {pb.JOKER_MODE_BUG: "bug", pb.JOKER_MODE_WILD: "wild"}
 
 
 class MonteCarloBot(Bot):
@@ -37,12 +35,13 @@ class MonteCarloBot(Bot):
 
     def on_match_start(self, message: pb.MatchStart) -> None:
         # sample the table's deck: with a joker (R2) or not, draws of up to max_draw (R15)
-        self.policy.joker = _JOKER.get(message.config.joker)
-        self.policy.max_draw = message.config.max_draw or 5
+        config = config_from_message(message.config)
+        self.policy.joker = config.joker
+        self.policy.max_draw = config.max_draw
         self.policy.prepare()
 
     def decide(self, decision: Decision):
-        return self.policy.decide(decision)
+        return self.policy.decide(decision.view)
 
 
 def main(argv: list[str] | None = None) -> None:
