@@ -31,6 +31,7 @@ from arena.ratings._pairwise import pairwise_results as pairwise_results
 from arena.ratings._sprt import ChipSprt as ChipSprt
 from arena.ratings._sprt import Sprt as Sprt
 from arena.ratings._sprt import SprtStatus as SprtStatus
+from arena.ratings._summary import UnitSummary as UnitSummary
 from arena.ratings._systems import BatchFit as BatchFit
 from arena.ratings._systems import IncrementalElo as IncrementalElo
 from arena.ratings._systems import builtin_rating_systems as builtin_rating_systems
@@ -58,6 +59,7 @@ __all__ = [
     "Rating",
     "Sprt",
     "SprtStatus",
+    "UnitSummary",
     "UnitTable",
     "bot_win_rates",
     "builtin_rating_systems",

@@ -7,8 +7,9 @@ card luck cancelled by the duplicate rotation, and many games give tight interva
 
 Computed from the store alone, so ``arena ratings`` shows the same figures as the end
 of a tournament, across every tournament recorded for a game type. A league (200 bots,
-20,000 matches of 100 blocks: two million units) is read straight into numpy columns
-(:class:`arena.ratings.UnitTable`) and summarised there: ``scripts/bench_standings.py``.
+20,000 matches of 100 blocks: two million units) is read straight into numpy columns,
+summed per row (:class:`arena.ratings.UnitSummary`) and kept between refits
+(:mod:`arena.tournament._columns`): ``scripts/bench_standings.py``.
 
 The live leaderboard refits on a worker thread (:class:`StandingsRefresher`), so the
 dealer's Trio loop never waits for a refit.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -30,12 +31,12 @@ from arena.engine import ForcedBets, GameConfig, JokerMode, Opening
 from arena.ratings import (
     PairResult,
     Rating,
-    UnitTable,
     check_rating_setting,
     fit_matrix,
     pairwise_results,
 )
 from arena.stats import WinRate
+from arena.tournament._columns import MatchColumns, columns_cache
 from arena.tournament._config import Ratings
 from arena.tournament._schema import StoreError
 from arena.tournament._store import MatchRow, Store
@@ -109,187 +110,31 @@ class Standings:
     anchor_rating: float = 1500.0
 
 
-@dataclass(frozen=True, eq=False)
-class _Seats:
-    """The seat rows of some matches as columns (seat rows of a match consecutive, in seat order)."""
-
-    bots: list[str]  # per seat row
-    match: np.ndarray  # per seat row: index into the match columns
-    chips: list[int]
-    hands: np.ndarray
-    faults: np.ndarray
-    gone: np.ndarray  # sat out or forfeited
-    unit_counts: np.ndarray
-    units: np.ndarray  # flat, int64
-    big_blind: np.ndarray  # per match
-    block: np.ndarray
-    completed: np.ndarray
-
-
-def _parse_int_lists(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Many JSON lists of integers (``"[3, -1, 0]"``) at once: the flat values and each list's length.
-
-    One numpy pass over the joined text instead of a ``json.loads`` per list (two
-    million numbers: 1 s down to a few hundredths). Anything but plain lists of small
-    integers goes through ``json.loads``, which raises ``ValueError`` for garbage.
-    """
-    counts_of = np.zeros(len(texts), dtype=np.int64)
-    if not texts:
-        return np.zeros(0, dtype=np.int64), counts_of
-    joined = "".join(texts)
-    try:
-        raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    except UnicodeEncodeError:
-        return _parse_slowly(texts)
-    # few passes over the text, each in place: a new 15 MB array costs more than a pass
-    padded = np.zeros(len(raw) + 2, dtype=bool)  # "part of a number", False on both ends
-    token = padded[1:-1]
-    edge = np.empty(len(raw), dtype=bool)
-    np.less(raw - np.uint8(48), 10, out=token)
-    seen = {"digit": np.count_nonzero(token)}
-    for name, code in (("-", 45), (",", 44), (" ", 32), ("[", 91), ("]", 93)):
-        seen[name] = np.count_nonzero(np.equal(raw, code, out=edge))
-        if name == "-":
-            token |= edge
-    if sum(seen.values()) != len(raw) or seen["["] != len(texts) or seen["]"] != len(texts):
-        return _parse_slowly(texts)
-    if not all(t[:1] == "[" and t[-1:] == "]" for t in texts):
-        return _parse_slowly(texts)
-    minuses, commas = seen["-"], seen[","]
-    starts = np.flatnonzero(np.greater(token, padded[:-2], out=edge))
-    ends = np.flatnonzero(np.greater(token, padded[2:], out=edge))
-    minus = raw[starts] == 45
-    first = starts + minus
-    lengths = ends - first + 1
-    follows = raw[np.minimum(ends + 1, len(raw) - 1)]
-    if (
-        int(minus.sum()) != minuses  # a minus inside a number
-        or np.any(lengths < 1)
-        or np.any(lengths > 18)
-        or np.any((follows != 44) & (follows != 93))  # a number not followed by , or ]
-    ):
-        return _parse_slowly(texts)
-    text_end = np.cumsum([len(t) for t in texts])
-    counts_of = np.diff(np.concatenate(([0], np.searchsorted(starts, text_end))))
-    if commas != np.maximum(counts_of - 1, 0).sum():
-        return _parse_slowly(texts)
-    # digit by digit across all numbers at once: a few passes over the numbers, not the text
-    values = np.zeros(len(starts), dtype=np.int64)
-    last = len(raw) - 1
-    for k in range(int(lengths.max(initial=0))):
-        digit = raw[np.minimum(first + k, last)].astype(np.int64) - 48
-        values = np.where(k < lengths, values * 10 + digit, values)
-    values[minus] = -values[minus]
-    return values, counts_of
-
-
-def _parse_slowly(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    lists = [json.loads(text) for text in texts]
-    if not all(isinstance(x, list) and all(type(v) is int for v in x) for x in lists):
-        raise ValueError("a unit_chips record is not a list of whole numbers")
-    counts = np.array([len(x) for x in lists], dtype=np.int64)
-    flat = [v for x in lists for v in x]
-    return np.array(flat, dtype=np.int64), counts
-
-
-def _read_seats(db: sqlite3.Connection, game_type: str, tournament: str | None) -> _Seats:
-    """Every recorded match of ``game_type`` (optionally one tournament's), in record order."""
-    where, args = " WHERE m.game_type = ?", [game_type]
-    if tournament is not None:
-        where += " AND t.name = ?"
-        args.append(tournament)
-    join = " FROM matches m JOIN tournaments t ON t.id = m.tournament_id"
-    matches = db.execute(
-        "SELECT m.id, m.big_blind, m.duplicate_block, m.reason" + join + where + " ORDER BY m.id",
-        args,
-    ).fetchall()
-    seats = db.execute(
-        "SELECT r.match_id, b.name, r.chips, r.hands, r.faults, r.sat_out + r.forfeited, "
-        "r.unit_chips_json FROM seat_results r JOIN matches m ON m.id = r.match_id "
-        "JOIN tournaments t ON t.id = m.tournament_id JOIN bots b ON b.id = r.bot_id"
-        + where
-        + " ORDER BY r.match_id, r.seat",
-        args,
-    ).fetchall()
-    index = {row[0]: k for k, row in enumerate(matches)}
-    columns = list(zip(*seats, strict=True)) if seats else [()] * 7
-    units, counts = _parse_int_lists(columns[6])
-    return _Seats(
-        bots=list(columns[1]),
-        match=np.array([index[m] for m in columns[0]], dtype=np.int64),
-        chips=list(columns[2]),
-        hands=np.array(columns[3], dtype=np.int64),
-        faults=np.array(columns[4], dtype=np.int64),
-        gone=np.array(columns[5], dtype=np.int64) > 0,
-        unit_counts=counts,
-        units=units,
-        big_blind=np.array([row[1] for row in matches], dtype=np.float64),
-        block=np.array([row[2] for row in matches], dtype=np.int64),
-        completed=np.array([row[3] == "completed" for row in matches], dtype=bool),
-    )
-
-
-def _seats_of_rows(rows: Sequence[MatchRow]) -> _Seats:
-    flat = [seat for row in rows for seat in row.seats]
-    counts = np.array([len(seat.unit_chips) for seat in flat], dtype=np.int64)
-    return _Seats(
-        bots=[seat.bot for seat in flat],
-        match=np.array([k for k, row in enumerate(rows) for _ in row.seats], dtype=np.int64),
-        chips=[seat.chips for seat in flat],
-        hands=np.array([seat.hands for seat in flat], dtype=np.int64),
-        faults=np.array([seat.faults for seat in flat], dtype=np.int64),
-        gone=np.array([seat.sat_out or seat.forfeited for seat in flat], dtype=bool),
-        unit_counts=counts,
-        units=np.array([x for seat in flat for x in seat.unit_chips], dtype=np.int64),
-        big_blind=np.array([row.big_blind for row in rows], dtype=np.float64),
-        block=np.array([row.duplicate_block for row in rows], dtype=np.int64),
-        completed=np.array([row.reason == "completed" for row in rows], dtype=bool),
-    )
-
-
 def _standings_of(
-    seats: _Seats,
+    columns: MatchColumns,
     game_type: str,
     elo: dict[str, float],
     *,
     anchor: str | None,
     anchor_rating: float,
 ) -> Standings:
-    names = sorted(set(seats.bots))
+    summary = columns.summary
+    names = summary.bots
     index = {name: k for k, name in enumerate(names)}
-    n, matches = len(names), len(seats.big_blind)
-    seat_bot = np.array([index[bot] for bot in seats.bots], dtype=np.int64)
-    # every bot of a match keeps the match's fewest units (they are aligned from the start)
-    offsets = np.concatenate(([0], np.cumsum(seats.unit_counts)))
-    fewest = np.full(matches, np.iinfo(np.int64).max)
-    np.minimum.at(fewest, seats.match, seats.unit_counts)
-    keep = fewest[seats.match] if len(seats.match) else seats.unit_counts
-    units = seats.units
-    if not np.array_equal(keep, seats.unit_counts):
-        units = units[
-            np.repeat(offsets[:-1], keep)
-            + (np.arange(int(keep.sum())) - np.repeat(np.cumsum(keep) - keep, keep))
-        ]
-    table = UnitTable(
-        names=tuple(names),
-        seat_bot=seat_bot,
-        seat_match=seats.match,
-        offsets=np.concatenate(([0], np.cumsum(keep))).astype(np.int64),
-        units=units.astype(np.float64),
-        big_blind=seats.big_blind,
-        hands_per_unit=seats.block,
-    )
-    scores, played = table.margin_sums()
+    n, matches = len(names), len(columns.match_id)
+    seat_bot = summary.bot_index()
+    seat_names = np.array(names, dtype=object)[seat_bot] if n else np.zeros(0, dtype=object)
+    scores, played = summary.margin_sums()
     # matches with no units (whole-match results) and cut-short matches' absent bots
     extra: list[PairResult] = []
-    bounds = np.searchsorted(seats.match, np.arange(matches + 1))
-    for m in np.flatnonzero((fewest == 0) | ~seats.completed).tolist():
+    bounds = np.searchsorted(summary.seat_match, np.arange(matches + 1))
+    for m in np.flatnonzero((columns.kept_units == 0) | ~columns.completed).tolist():
         rows = range(int(bounds[m]), int(bounds[m + 1]))
-        bots = [seats.bots[s] for s in rows]
-        if fewest[m] == 0:
-            extra.extend(pairwise_results({seats.bots[s]: seats.chips[s] for s in rows}))
-        if not seats.completed[m]:
-            gone = {seats.bots[s] for s in rows if seats.gone[s]}
+        bots = [seat_names[s] for s in rows]
+        if columns.kept_units[m] == 0:
+            extra.extend(pairwise_results({seat_names[s]: int(columns.chips[s]) for s in rows}))
+        if not columns.completed[m]:
+            gone = {seat_names[s] for s in rows if columns.gone[s]}
             extra.extend(absent_losses(bots, gone))
     for r in extra:
         i, j = index[r.a], index[r.b]
@@ -312,10 +157,10 @@ def _standings_of(
         if rated
         else {}
     )
-    rates = table.bot_win_rates()
+    rates = summary.bot_win_rates()
     count = np.bincount(seat_bot, minlength=n)
-    hands = np.bincount(seat_bot, seats.hands, minlength=n)
-    faults = np.bincount(seat_bot, seats.faults, minlength=n)
+    hands = np.bincount(seat_bot, columns.hands, minlength=n)
+    faults = np.bincount(seat_bot, columns.faults, minlength=n)
     rows_out = [
         Standing(
             bot=bot,
@@ -332,9 +177,9 @@ def _standings_of(
     return Standings(
         game_type,
         tuple(rows_out),
-        table.los_matrix() if matches else {},
+        summary.los_matrix() if matches else {},
         matches,
-        table.pair_win_rates() if matches else {},
+        summary.pair_win_rates() if matches else {},
         anchor=anchor,
         anchor_rating=anchor_rating,
     )
@@ -350,7 +195,7 @@ def standings_from_rows(
 ) -> Standings:
     """Fit and tabulate the given match rows (one game type)."""
     return _standings_of(
-        _seats_of_rows(rows), game_type, elo, anchor=anchor, anchor_rating=anchor_rating
+        MatchColumns.from_rows(rows), game_type, elo, anchor=anchor, anchor_rating=anchor_rating
     )
 
 
@@ -364,16 +209,20 @@ def compute_standings(
 ) -> Standings:
     """The leaderboard of a game type from every stored match (or one tournament's).
 
-    An ``anchor`` with no match here is not pinned (``Standings.anchor`` is then ``None``).
-    Raises :class:`StoreError` naming the file when the database cannot be read.
+    The first call on a :class:`Store` reads every match; later calls on it read only
+    the matches recorded since (:class:`~arena.tournament._columns.ColumnsCache`), so
+    the live leaderboard's refits cost the fit, not the read. An ``anchor`` with no
+    match here is not pinned (``Standings.anchor`` is then ``None``). Raises
+    :class:`StoreError` naming the file when the database cannot be read.
     """
+    cache = columns_cache(store, game_type, tournament)
     try:
-        with store._read() as db:  # one short read, columns straight from SQLite
-            seats = _read_seats(db, game_type, tournament)
+        with store._read() as db:  # one snapshot, columns straight from SQLite
+            columns = cache.refresh(db)
     except ValueError as error:
         raise StoreError(f"{store.path}: corrupt record: {error}") from None
     return _standings_of(
-        seats,
+        columns,
         game_type,
         store.current_ratings("elo", game_type),
         anchor=anchor,

@@ -13,7 +13,7 @@ KNOWN = {
     "SprtStatus", "bot_win_rates", "chip_los_matrix", "fit_ratings", "los", "los_from_chips",
     "los_matrix", "pair_units", "pair_win_rates", "pairwise_results", "BatchFit", "IncrementalElo",
     "builtin_rating_systems", "MARGIN_SCALE_MBB", "margin_results", "MAX_K_FACTOR",
-    "MAX_PRIOR_GAMES", "RATING_LIMIT", "UnitTable", "check_k_factor", "check_prior_games",
+    "MAX_PRIOR_GAMES", "RATING_LIMIT", "UnitSummary", "UnitTable", "check_k_factor", "check_prior_games",
     "check_rating_setting", "fit_matrix", "DEFAULT_ANCHOR_RATING", "DEFAULT_K_FACTOR",
     "DEFAULT_START_RATING",
 }  # fmt: skip

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from arena.tournament import Store, compute_standings
-from arena.tournament._standings import _parse_int_lists, standings_from_rows
+from arena.tournament._columns import parse_int_lists as _parse_int_lists
+from arena.tournament._standings import standings_from_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import _reference_standings as old
