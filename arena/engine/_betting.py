@@ -251,7 +251,9 @@ class BettingRounds:
         if to_call <= 0:  # a check; inlined from check(): this is the hottest path
             self.faced[seat] = current
             self.events.append(Checked(seat))
-            return self._after(seat)
+            if self.live == 1:
+                return None
+            return self._next_to_act((seat + 1) % self.n)
         stack = self.stacks[seat]
         amount = to_call if to_call < stack else stack
         self.stacks[seat] = stack - amount
@@ -259,7 +261,9 @@ class BettingRounds:
         self.committed[seat] += amount
         self.faced[seat] = current
         self.events.append(Called(seat, amount, bets[seat], amount == stack))
-        return self._after(seat)
+        if self.live == 1:  # _after(), inlined on the hottest path
+            return None
+        return self._next_to_act((seat + 1) % self.n)
 
     def raise_to(self, seat: int, amount: int) -> int | None:
         """Bet or raise *to* ``amount``; :meth:`verify_raise` has accepted it."""

@@ -156,15 +156,6 @@ class Hand:
         self._dead_posted: list[int] | None = None  # R22 dead posts by seat; None: none
         self._muck: list[tuple[int, Card]] = []  # folded and discarded cards, for R17
         self._set_aside: list[Card] = []  # the Jackpots opener's, to prove openers (R29)
-        self._draw = Draw(
-            config.max_draw,
-            self.holes,
-            deck,
-            self._muck,
-            self._set_aside,
-            self.draw_counts,
-            self.events,
-        )
         self._start(blinds)
 
     # --- public queries -------------------------------------------------------
@@ -378,47 +369,63 @@ class Hand:
 
     # --- moving through the phases (the order is PHASE_ORDER) ---------------------
 
-    def _next_phase(self) -> None:
-        """Nobody is left to act in this phase: close it, then enter the phases after it
-        (``NEXT_PHASE``) until a seat must act or the hand is over."""
-        phase = self.phase
+    def _next_phase(self, enter: Phase | None = None, first: int = 0) -> None:
+        """Move through ``PHASE_ORDER`` until a seat must act or the hand is over.
+
+        Called when nobody is left to act in the phase in play: close it, enter the
+        next one (``NEXT_PHASE``), and so on while a phase has nobody to act (everyone
+        all-in). ``enter`` starts the hand instead: enter that phase first, its first
+        betting round looking for an actor from ``first`` (left of the big blind or
+        the button, R10). Entering a phase appends the event that opens it.
+        """
+        betting = self._betting
+        phase = self.phase if enter is None else enter
+        closing = enter is None
         while True:
-            if _ROW[phase][1]:  # a betting round closes
-                betting = self._betting
-                if betting.live == 1:
-                    self._end_uncontested()
+            if closing:
+                if _ROW[phase][1]:  # a betting round closes
+                    if betting.live == 1:
+                        self._end_uncontested()
+                        return
+                    betting.end_round()
+                    if self._jacks and betting.opener is None:
+                        self._end_dead()  # R28: nobody opened (the first round closed)
+                        return
+                phase = NEXT_PHASE[phase]
+                if phase is _OVER:
+                    self._end_showdown()
                     return
-                betting.end_round()
-                if self._jacks and betting.opener is None:
-                    self._end_dead()  # R28: nobody opened (the first round closed)
-                    return
-            phase = NEXT_PHASE[phase]
-            if phase is _OVER:
-                self._end_showdown()
-                return
-            actor = self._enter(phase)
+            closing = True
+            self.phase = phase
+            event, street = _ROW[phase]
+            self.events.append(event)  # type: ignore[arg-type]
+            if not street:
+                actor: int | None = self._start_draw(betting.opener if self._jacks else None)
+            else:
+                if street == 2:
+                    first = (self.button + 1) % self.n
+                    if (
+                        self.config.forced_bets is ForcedBets.ANTES
+                        and betting.aggressor_round1 is not None
+                    ):
+                        first = betting.aggressor_round1  # R27: the last raiser, else the opener
+                actor = betting.start(street, first)
             if actor is not None:
                 self.actor = actor
                 return
 
-    def _enter(self, phase: Phase, first: int = 0) -> int | None:
-        """Enter ``phase``: its opening event, then its first seat to act, or None.
-
-        ``first`` is where the first betting round starts looking (left of the big
-        blind, or of the button); the second round's start is the rule's (R27).
-        """
-        self.phase = phase
-        event, street = _ROW[phase]
-        self.events.append(event)  # type: ignore[arg-type]
-        betting = self._betting
-        if not street:
-            keeper = betting.opener if self._jacks else None
-            return self._draw.start(self._clockwise, self.folded, keeper)
-        if street == 2:
-            first = (self.button + 1) % self.n
-            if self.config.forced_bets is ForcedBets.ANTES and betting.aggressor_round1 is not None:
-                first = betting.aggressor_round1  # R27: the last raiser, else the opener
-        return betting.start(street, first)
+    def _start_draw(self, keeper: int | None) -> int:
+        """The draw's state is made when the draw begins: many hands end before it."""
+        self._draw = draw = Draw(
+            self.config.max_draw,
+            self.holes,
+            self.deck,
+            self._muck,
+            self._set_aside,
+            self.draw_counts,
+            self.events,
+        )
+        return draw.start(self._clockwise, self.folded, keeper)
 
     def _require_actor(self) -> int:
         seat = self.actor
@@ -462,11 +469,7 @@ class Hand:
             self._joker,
             opening_bet,  # type: ignore[arg-type]
         )
-        actor = self._enter(PHASE_ORDER[0][0], first_actor)
-        if actor is None:
-            self._next_phase()
-        else:
-            self.actor = actor
+        self._next_phase(enter=PHASE_ORDER[0][0], first=first_actor)
 
     def _post_antes(self, left: int) -> None:
         """Everyone antes, clockwise from the button's left (R27)."""

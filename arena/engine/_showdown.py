@@ -50,16 +50,25 @@ def showdown(
         ranks = {seat: evaluate(holes[seat], joker) for seat in live}
     committed, dead_money = contributions
     level = committed[live[0]]
-    if max(committed) == level and all(committed[seat] == level for seat in live):
-        pots = [Pot(sum(committed) + dead_money, tuple(live))]  # no side pots: the common case
+    single = max(committed) == level
+    if single:
+        for seat in live:  # a loop, not all(): this runs every showdown
+            if committed[seat] != level:
+                single = False
+                break
+    pot_winners: list[list[int]]
+    if single:  # no side pots: the common case
+        pots = [Pot(sum(committed) + dead_money, tuple(live))]
+        best = max(ranks.values())
+        pot_winners = [[seat for seat in live if ranks[seat] == best]]
     else:
         pots = build_pots(committed, folded, dead_money)
-    pot_winners: list[list[int]] = []
-    for pot in pots:
-        eligible = pot.eligible
-        best = max(ranks[seat] for seat in eligible)
-        # eligible seats come in table order; winners must be in clockwise order
-        pot_winners.append([seat for seat in live if seat in eligible and ranks[seat] == best])
+        pot_winners = []
+        for pot in pots:
+            eligible = pot.eligible
+            best = max(ranks[seat] for seat in eligible)
+            # eligible seats come in table order; winners must be in clockwise order
+            pot_winners.append([seat for seat in live if seat in eligible and ranks[seat] == best])
     shown: dict[int, tuple[Card, ...]] = {}
     order = _showdown_order(len(folded), folded, aggressor, clockwise[0])
     if reveal_all:
