@@ -281,10 +281,6 @@ class Table:
             return False
         return True
 
-    def next_positions(self) -> Positions:
-        """The positions the next deal would use, without dealing (raises :class:`TableError`)."""
-        return self._plan().positions
-
     # --- deals --------------------------------------------------------------------
 
     def start_hand(self, deck: Deck) -> Hand:
@@ -413,21 +409,9 @@ class Table:
         dealt = {seat for seat, p in self._occupied() if p.state is _ACTIVE}
         dealt.add(big)
         entering = {big}
-        posts: dict[int, tuple[int, int]] = {}
-        big_blind = self.config.big_blind
-        small_blind = self.config.small_blind
-        assert big_blind is not None and small_blind is not None
-        for seat, player in self._occupied():
-            if player.state is not _WAITING or seat == big or not player.wants_to_post:
-                continue
-            restricted = player.owes_entry or (player.missed_small and not player.missed_big)
-            if restricted and between(button, seat, big, seats, include_start=True):
-                continue  # R21/R22: wait until the button has passed
-            live = big_blind if player.owes_entry or player.missed_big else 0
-            dead = small_blind if player.missed_big or player.missed_small else 0
-            posts[seat] = (live, dead)
-            entering.add(seat)
-            dealt.add(seat)
+        posts = self._entry_posts(button, big)
+        entering.update(posts)
+        dealt.update(posts)
         if len(dealt) < 2:  # one player left playing: restart with everyone waiting, free
             entering.update(candidates)
             dealt.update(candidates)
@@ -454,6 +438,24 @@ class Table:
             mark_small,
             sb_position=small if len(dealt) == 2 else sb_position,
         )
+
+    def _entry_posts(self, button: int, big: int) -> dict[int, tuple[int, int]]:
+        """Waiting players who chose to post and may (R21, R22): seat -> (live, dead) post."""
+        seats = len(self._seats)
+        big_blind = self.config.big_blind
+        small_blind = self.config.small_blind
+        assert big_blind is not None and small_blind is not None
+        posts: dict[int, tuple[int, int]] = {}
+        for seat, player in self._occupied():
+            if player.state is not _WAITING or seat == big or not player.wants_to_post:
+                continue
+            restricted = player.owes_entry or (player.missed_small and not player.missed_big)
+            if restricted and between(button, seat, big, seats, include_start=True):
+                continue  # R21/R22: wait until the button has passed
+            live = big_blind if player.owes_entry or player.missed_big else 0
+            dead = small_blind if player.missed_big or player.missed_small else 0
+            posts[seat] = (live, dead)
+        return posts
 
     def _plan_antes(self) -> DealPlan:
         """An ante game: everyone seated plays; the deal passes to the left (R27, R28)."""
