@@ -37,7 +37,39 @@ from arena.engine._hand import Hand as Hand
 from arena.engine._phase import LegalActions as LegalActions
 from arena.engine._phase import Phase as Phase
 from arena.engine._pots import Pot as Pot
-from arena.engine._records import *  # noqa: F403 - the records are all public
+from arena.engine._records import CALL as CALL
+from arena.engine._records import CHECK as CHECK
+from arena.engine._records import DRAW_STARTED as DRAW_STARTED
+from arena.engine._records import FOLD as FOLD
+from arena.engine._records import POSTDRAW_STARTED as POSTDRAW_STARTED
+from arena.engine._records import PREDRAW_STARTED as PREDRAW_STARTED
+from arena.engine._records import PRIVATE_EVENTS as PRIVATE_EVENTS
+from arena.engine._records import STAND_PAT as STAND_PAT
+from arena.engine._records import Action as Action
+from arena.engine._records import AntePosted as AntePosted
+from arena.engine._records import BetOrRaised as BetOrRaised
+from arena.engine._records import BetRaise as BetRaise
+from arena.engine._records import BlindKind as BlindKind
+from arena.engine._records import BlindPosted as BlindPosted
+from arena.engine._records import Call as Call
+from arena.engine._records import Called as Called
+from arena.engine._records import CardsDealtCount as CardsDealtCount
+from arena.engine._records import CardsDrawn as CardsDrawn
+from arena.engine._records import Check as Check
+from arena.engine._records import Checked as Checked
+from arena.engine._records import Discard as Discard
+from arena.engine._records import DrawCount as DrawCount
+from arena.engine._records import Event as Event
+from arena.engine._records import Fold as Fold
+from arena.engine._records import Folded as Folded
+from arena.engine._records import HandDead as HandDead
+from arena.engine._records import HandMucked as HandMucked
+from arena.engine._records import HandShown as HandShown
+from arena.engine._records import HoleCardsDealt as HoleCardsDealt
+from arena.engine._records import PotAwarded as PotAwarded
+from arena.engine._records import RoundStarted as RoundStarted
+from arena.engine._records import StubReshuffled as StubReshuffled
+from arena.engine._records import UncalledReturned as UncalledReturned
 from arena.engine._seating import BustPolicy as BustPolicy
 from arena.engine._seating import HandSettlement as HandSettlement
 from arena.engine._seating import Positions as Positions
@@ -48,4 +80,79 @@ from arena.engine._seating import TableStatistics as TableStatistics
 from arena.engine._table import Table as Table
 from arena.engine._view import SeatView as SeatView
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "CALL",
+    "CHECK",
+    "DRAW_STARTED",
+    "FOLD",
+    "FULL_DECK",
+    "JOKER",
+    "MAX_CHIPS",
+    "POSTDRAW_STARTED",
+    "PREDRAW_STARTED",
+    "PRIVATE_EVENTS",
+    "STANDARD_DECK",
+    "STAND_PAT",
+    "Action",
+    "AntePosted",
+    "BetOrRaised",
+    "BetRaise",
+    "BlindKind",
+    "BlindPlan",
+    "BlindPosted",
+    "BustPolicy",
+    "Call",
+    "Called",
+    "Card",
+    "CardParseError",
+    "CardsDealtCount",
+    "CardsDrawn",
+    "Check",
+    "Checked",
+    "ConfigError",
+    "Deck",
+    "Discard",
+    "DrawCount",
+    "EngineInvariantError",
+    "Event",
+    "Fold",
+    "Folded",
+    "ForcedBets",
+    "ForcedPost",
+    "GameConfig",
+    "Hand",
+    "HandCategory",
+    "HandDead",
+    "HandMucked",
+    "HandSettlement",
+    "HandShown",
+    "HoleCardsDealt",
+    "IllegalActionError",
+    "JokerMode",
+    "LegalActions",
+    "Opening",
+    "Phase",
+    "Positions",
+    "Pot",
+    "PotAwarded",
+    "Reason",
+    "RoundStarted",
+    "SeatInfo",
+    "SeatState",
+    "SeatView",
+    "ShowdownReveal",
+    "Structure",
+    "StubReshuffled",
+    "Table",
+    "TableError",
+    "TableStatistics",
+    "UncalledReturned",
+    "category",
+    "describe",
+    "evaluate",
+    "evaluate5",
+    "format_cards",
+    "parse_card",
+    "parse_cards",
+    "qualifies_jacks_or_better",
+]
