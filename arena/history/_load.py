@@ -138,10 +138,10 @@ def _hand(data: Mapping[str, Any], source: str, name: str) -> PhhHand:
         settings["big_bet"] = _positive(data, "big_bet", fail)
     else:
         min_bet = _positive(data, "min_bet", fail)
-        big_blind = settings.get("big_blind")
-        if big_blind is not None and big_blind != min_bet:
+        given = settings.get("big_blind")
+        if given is not None and given != min_bet:
             raise fail(
-                f"min_bet {min_bet} differs from the big blind {big_blind}: in the arena's pot "
+                f"min_bet {min_bet} differs from the big blind {given}: in the arena's pot "
                 "and no limit the minimum bet is the big blind (R12)"
             )
         settings["big_blind"] = min_bet

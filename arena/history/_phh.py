@@ -157,6 +157,8 @@ def _blinds(hand: Hand, order: list[int]) -> tuple[list[int], dict[str, Any] | N
     n = hand.n
     if config.forced_bets is ForcedBets.ANTES:
         return [0] * n, None
+    small_blind, big_blind = config.small_blind, config.big_blind
+    assert small_blind is not None and big_blind is not None  # GameConfig fills both
     small_seat: int | None = None
     big_seat: int | None = None
     posts: list[list[int]] = []
@@ -168,28 +170,29 @@ def _blinds(hand: Hand, order: list[int]) -> tuple[list[int], dict[str, Any] | N
         elif event.kind is BlindKind.BIG and big_seat is None:
             big_seat = event.seat
         elif event.dead:  # a post of 0 means all-in already: any nominal replays it
-            posts.append([event.seat, 0, event.amount or config.small_blind])
+            posts.append([event.seat, 0, event.amount or small_blind])
         else:
-            posts.append([event.seat, event.amount or config.big_blind, 0])
+            posts.append([event.seat, event.amount or big_blind, 0])
     left = (hand.button + 1) % n
     if n == 2:
         default = (hand.button, left)
     else:
         default = (left, (left + 1) % n)
-    nominal = [config.small_blind, config.big_blind, *[0] * (n - 2)]
+    nominal = [small_blind, big_blind, *[0] * (n - 2)]
     if (small_seat, big_seat) == default and not posts:
-        return nominal, None  # type: ignore[return-value]
+        return nominal, None
+    assert big_seat is not None  # a blinds hand always posts its big blind (R6)
     position = {seat: k for k, seat in enumerate(order)}
     blinds = [0] * n
     plan: dict[str, Any] = {
-        "small_blind": config.small_blind,
-        "big_blind": config.big_blind,
-        "big_blind_player": position[big_seat] + 1,  # type: ignore[index]
+        "small_blind": small_blind,
+        "big_blind": big_blind,
+        "big_blind_player": position[big_seat] + 1,
     }
-    blinds[position[big_seat]] += config.big_blind  # type: ignore[index, operator]
+    blinds[position[big_seat]] += big_blind
     if small_seat is not None:
         plan["small_blind_player"] = position[small_seat] + 1
-        blinds[position[small_seat]] += config.small_blind  # type: ignore[operator]
+        blinds[position[small_seat]] += small_blind
     for seat, live, _dead in posts:
         blinds[position[seat]] += live
     plan["posts"] = [[position[seat] + 1, live, dead] for seat, live, dead in posts]
@@ -200,26 +203,25 @@ def _actions(hand: Hand, label: dict[int, str]) -> list[str]:
     actions: list[str] = []
     drawn: list[tuple[int, tuple]] = []
     for event in hand.events:
-        kind = type(event)
-        if drawn and kind is not CardsDrawn and kind is not StubReshuffled:
+        if drawn and type(event) is not CardsDrawn and type(event) is not StubReshuffled:
             _flush_draw(actions, drawn, label)
-        if kind is HoleCardsDealt:
+        if type(event) is HoleCardsDealt:
             actions.append(f"d dh {label[event.seat]} {format_cards(event.cards)}")
-        elif kind is Folded:
+        elif type(event) is Folded:
             actions.append(f"{label[event.seat]} f")
-        elif kind is Checked or kind is Called:
+        elif type(event) is Checked or type(event) is Called:
             actions.append(f"{label[event.seat]} cc")
-        elif kind is BetOrRaised:
+        elif type(event) is BetOrRaised:
             actions.append(f"{label[event.seat]} cbr {event.to}")
-        elif kind is CardsDrawn:
+        elif type(event) is CardsDrawn:
             if event.discarded:
                 actions.append(f"{label[event.seat]} sd {format_cards(event.discarded)}")
                 drawn.append((event.seat, event.drawn))
             else:
                 actions.append(f"{label[event.seat]} sd")
-        elif kind is HandShown and not event.openers:
+        elif type(event) is HandShown and not event.openers:
             actions.append(f"{label[event.seat]} sm {format_cards(event.cards)}")
-        elif kind is HandMucked:
+        elif type(event) is HandMucked:
             actions.append(f"{label[event.seat]} sm")
     _flush_draw(actions, drawn, label)
     return actions

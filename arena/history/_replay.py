@@ -39,7 +39,7 @@ _PLAYER_VERBS = {"f", "cc", "cbr", "sd", "sm", "pb"}
 
 
 class _Step(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # a field may shadow tuple.index; never called
     text: str
     verb: str  # "dh", "f", "cc", "cbr", "sd", "sm" or "" (no-op)
     player: int = -1
@@ -61,7 +61,7 @@ class _SteeredShuffle(random.Random):
         self._plan = plan
         self._next = dealt
 
-    def shuffle(self, x: list) -> None:  # type: ignore[override]
+    def shuffle(self, x: list) -> None:  # type: ignore[override]  # takes only the list; the deck never passes more
         wanted = list(self._plan[self._next : self._next + len(x) - 1])
         rest = list(x)
         for card in wanted:
@@ -131,7 +131,7 @@ def replay(record: PhhHand, *, allow_incomplete: bool = False) -> Hand:
                     step,
                 )
     if not hand.is_over and not allow_incomplete:
-        raise _error(record, f"the actions end before the hand is over (p{hand.actor + 1} to act)")  # type: ignore[operator]
+        raise _error(record, f"the actions end before the hand is over (p{hand.actor + 1} to act)")  # type: ignore[operator]  # a hand not over has an actor
     _check_shows(record, hand, shows)
     if record.finishing_stacks is not None and hand.is_over:
         if list(record.finishing_stacks) != hand.stacks:
@@ -225,9 +225,9 @@ def _action(record: PhhHand, step: _Step) -> Action:
         return Call()
     if step.verb == "cbr":
         return BetRaise(step.amount)
-    if None in step.cards:  # type: ignore[operator]
+    if None in step.cards:  # type: ignore[operator]  # an sd step always has its cards
         raise _error(record, "unknown cards ('??') discarded: the replay needs every card", step)
-    return Discard(tuple(step.cards))  # type: ignore[arg-type]
+    return Discard(tuple(step.cards))  # type: ignore[arg-type]  # no None left, checked above
 
 
 def _deal_plan(record: PhhHand, steps: list[_Step], n: int) -> tuple[list[Card], dict[int, tuple]]:
@@ -242,14 +242,14 @@ def _deal_plan(record: PhhHand, steps: list[_Step], n: int) -> tuple[list[Card],
             if step.cards:
                 draws.append(step)
         elif step.verb == "dh":
-            if None in step.cards:  # type: ignore[operator]
+            if None in step.cards:  # type: ignore[operator]  # a dh step always has its cards
                 raise _error(
                     record,
                     "unknown cards ('??') dealt: the arena replays only hands whose every "
                     "dealt card is known",
                     step,
                 )
-            (pending if drawing else holes)[step.player].extend(step.cards)  # type: ignore[arg-type]
+            (pending if drawing else holes)[step.player].extend(step.cards)  # type: ignore[arg-type]  # no None left, checked above
     for k, hole in enumerate(holes):
         if len(hole) != 5:
             raise _error(
@@ -259,7 +259,7 @@ def _deal_plan(record: PhhHand, steps: list[_Step], n: int) -> tuple[list[Card],
     replacements: dict[int, tuple] = {}
     for step in draws:
         cards = pending[step.player]
-        count = len(step.cards)  # type: ignore[arg-type]
+        count = len(step.cards)  # type: ignore[arg-type]  # draws holds only sd steps with cards
         if len(cards) < count:
             raise _error(
                 record,

@@ -20,7 +20,8 @@ in ``docs/phh.md``.
 from __future__ import annotations
 
 import tomllib
-from typing import Any, ClassVar
+from collections.abc import Iterator
+from typing import Any, ClassVar, cast
 
 try:
     from pokerkit import Automation, Deck, Mode, StandardHighHand
@@ -175,5 +176,5 @@ def loads(text: str) -> list[ArenaHandHistory]:
     """
     data = tomllib.loads(text)
     if "variant" in data or "actions" in data:
-        return [ArenaHandHistory.loads(text)]
-    return list(ArenaHandHistory.loads_all(text))
+        return [cast(ArenaHandHistory, ArenaHandHistory.loads(text))]  # cls(...), typed as the base
+    return list(cast("Iterator[ArenaHandHistory]", ArenaHandHistory.loads_all(text)))
