@@ -56,19 +56,19 @@ def cards_text(cards: Iterable[int]) -> list[str]:
     return [str(card) for card in cards]
 
 
-def _count(kind: int, count: Callable[[Any], int]) -> _ToMessage:
+def _count(kind: pb.EventKind, count: Callable[[Any], int]) -> _ToMessage:
     return lambda e, seat: pb.PublicEvent(kind=kind, seat=seat(e.seat), count=count(e))
 
 
-def _seat_only(kind: int) -> _ToMessage:
+def _seat_only(kind: pb.EventKind) -> _ToMessage:
     return lambda e, seat: pb.PublicEvent(kind=kind, seat=seat(e.seat))
 
 
-def _chips(kind: int) -> _ToMessage:
+def _chips(kind: pb.EventKind) -> _ToMessage:
     return lambda e, seat: pb.PublicEvent(kind=kind, seat=seat(e.seat), amount=e.amount)
 
 
-def _bet(kind: int) -> _ToMessage:
+def _bet(kind: pb.EventKind) -> _ToMessage:
     return lambda e, seat: pb.PublicEvent(
         kind=kind, seat=seat(e.seat), amount=e.amount, to=e.to, all_in=e.all_in
     )

@@ -115,7 +115,7 @@ def decision(
 def fault(
     *,
     decision_id: str,
-    reason: int,
+    reason: pb.FaultReason,
     detail: str,
     applied: pb.Action,
     faults_so_far: int,
