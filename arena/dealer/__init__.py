@@ -1,6 +1,7 @@
 """The dealer (layer 3): Trio tasks that run tables, ask seats for decisions under
 deadlines, and launch and talk to bots."""
 
+from arena.dealer._answers import MAX_STALE as MAX_STALE
 from arena.dealer._grpc import BotStartError as BotStartError
 from arena.dealer._grpc import GrpcBot as GrpcBot
 from arena.dealer._grpc import GrpcConnection as GrpcConnection
@@ -8,7 +9,6 @@ from arena.dealer._grpc import wait_healthy as wait_healthy
 from arena.dealer._launch import LaunchedBot as LaunchedBot
 from arena.dealer._launch import driver_from_spec as driver_from_spec
 from arena.dealer._launch import open_bot as open_bot
-from arena.dealer._match import MAX_STALE as MAX_STALE
 from arena.dealer._match import run_match as run_match
 from arena.dealer._records import MatchRecorder as MatchRecorder
 from arena.dealer._records import SeatSummary as SeatSummary

@@ -7,11 +7,14 @@ connects and never speaks costs its table that long, not the start-up timeout.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
+from arena import protocol
 from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
+from arena.dealer._settings import MatchSettings
 from arena.protocol import PROTOCOL_VERSION, pb
 
 
@@ -27,6 +30,33 @@ class Handshake:
     hello: pb.Hello | None = None
     reason: int = pb.FAULT_REASON_UNSPECIFIED
     detail: str = ""
+
+
+def match_start_for(settings: MatchSettings, seat: int, names: Sequence[str]) -> pb.DealerMessage:
+    """The MatchStart ``seat`` is sent: the match as ``settings`` describe it to a bot."""
+    return protocol.match_start(
+        match_id=settings.match_id,
+        table_id=settings.table_id,
+        seat=seat,
+        names=list(names),
+        config=settings.config,
+        action_timeout=settings.action_timeout,
+        time_bank=settings.time_bank,
+        hands=settings.hands,
+        starting_stack=settings.starting_stack,
+    )
+
+
+def hello_record(hello: pb.Hello) -> dict[str, object]:
+    """What the result keeps of a Hello: the bot's own name and version, cut to 64 characters.
+
+    The name the user gave the seat stands in the records; this is only what the bot said.
+    """
+    return {
+        "name": hello.name[:64],
+        "version": hello.version[:64],
+        "protocol_version": hello.protocol_version,
+    }
 
 
 def check_hello(reply: pb.BotMessage) -> tuple[int, str]:

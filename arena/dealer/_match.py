@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import random
-import re
 from collections.abc import Callable, Sequence
 
 import trio
 
 from arena import protocol
-from arena.dealer._handshake import open_stream
+from arena.dealer._answers import StaleFlood, describe_action, receive_action
+from arena.dealer._chips import ChipLedger
+from arena.dealer._handshake import hello_record, match_start_for, open_stream
 from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
 from arena.dealer._settings import (
     FaultRecord,
@@ -57,15 +58,6 @@ class _Seat:
         self.wants_hand_start = False
         self.past_limit = False
         self.next_reconnect = 0
-
-
-MAX_STALE = 16
-"""Answers to earlier decisions a bot may send while one decision waits before its stream is cut."""
-_DECISION_ID = re.compile(r"([1-9][0-9]{0,9})\.([1-9][0-9]{0,15})", re.ASCII)
-
-
-class _StaleFlood(Exception):
-    """A bot sent more than MAX_STALE answers to earlier decisions during one decision."""
 
 
 HandObserver = Callable[[int, Hand, Sequence[int], Sequence[str]], None]
@@ -108,8 +100,7 @@ class _MatchRunner:
         self.table = Table(settings.config, seats=n, first_button=0)
         for seat in self.seats:
             self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
-        self._carried_by = [0] * n  # each seat's antes in a carried Jackpots pot
-        self._carried_in = 0  # the carried pot the running deal started with
+        self._chips = ChipLedger(n)
         self._history = PublicHistory()
 
     # --- seat state, read from the table ---------------------------------------
@@ -152,17 +143,7 @@ class _MatchRunner:
         counted against the bot (R25); a bot that cannot be reached is recorded, not counted.
         """
         s = self.settings
-        start = protocol.match_start(
-            match_id=s.match_id,
-            table_id=s.table_id,
-            seat=seat.index,
-            names=[x.name for x in self.seats],
-            config=s.config,
-            action_timeout=s.action_timeout,
-            time_bank=s.time_bank,
-            hands=s.hands,
-            starting_stack=s.starting_stack,
-        )
+        start = match_start_for(s, seat.index, [x.name for x in self.seats])
         opened = await open_stream(seat.driver, start, s.hello_timeout)
         if opened.connection is None or opened.hello is None:
             self._fault(seat, hand_number, opened.reason, opened.detail, "sit out")
@@ -173,12 +154,7 @@ class _MatchRunner:
         seat.connection = opened.connection
         hello = opened.hello
         seat.wants_hand_start = hello.wants_hand_start
-        # the name the user gave the seat stands; the bot's own is in hellos
-        self.result.hellos[seat.index] = {
-            "name": hello.name[:64],
-            "version": hello.version[:64],
-            "protocol_version": hello.protocol_version,
-        }
+        self.result.hellos[seat.index] = hello_record(hello)  # the seat keeps the user's name
         return True
 
     async def _send(self, seat: _Seat, message: pb.DealerMessage, hand_number: int) -> None:
@@ -216,6 +192,10 @@ class _MatchRunner:
                 str(s.on_fault_limit),
             )
             self._sit_out(seat)
+
+    def _count_stale(self, seat: _Seat) -> None:
+        """One more answer to an earlier decision dropped (not a fault; in ``stale_actions``)."""
+        self.result.stale_actions[seat.index] += 1
 
     async def _maybe_reconnect(self, hand_number: int) -> None:
         if not self.settings.reconnect:
@@ -331,14 +311,19 @@ class _MatchRunner:
         with trio.move_on_after(allowed):
             try:
                 await connection.send(request)
-                reply = await self._receive_action(connection, seat, decision_id)
+                reply = await receive_action(
+                    connection,
+                    asked=seat.asked,
+                    decision_id=decision_id,
+                    on_dropped=lambda: self._count_stale(seat),
+                )
             except MalformedStreamError as error:
                 await self._break(seat, hand_number, "", record=False)
                 reason, detail = pb.FAULT_REASON_MALFORMED, f"stream cut: {error}"
             except SeatBrokenError as error:
                 await self._break(seat, hand_number, "", record=False)
                 reason, detail = pb.FAULT_REASON_DISCONNECTED, f"stream broke: {error}"
-            except _StaleFlood as flood:
+            except StaleFlood as flood:
                 await self._break(seat, hand_number, "", record=False)
                 reason, detail = pb.FAULT_REASON_WRONG_DECISION_ID, str(flood)
             except MessageFault as fault:
@@ -365,7 +350,7 @@ class _MatchRunner:
             hand_number,
             reason,
             detail,
-            _describe_action(applied),
+            describe_action(applied),
             decision_id=decision_id,
             code=code,
         )
@@ -380,38 +365,6 @@ class _MatchRunner:
         )
         await self._send(seat, message, hand_number)
         self._count_fault(seat, hand_number)
-
-    async def _receive_action(
-        self, connection: SeatConnection, seat: _Seat, decision_id: str
-    ) -> pb.Action:
-        """The next Action on the stream that does not answer an earlier decision.
-
-        Answers to earlier decisions (late, or sent twice) and extra Hellos are dropped
-        and counted, never taken for this decision; more than :data:`MAX_STALE` of them
-        while one decision waits raise :class:`_StaleFlood`.
-        """
-        dropped = 0
-        while True:
-            message = await connection.receive()
-            kind = message.WhichOneof("kind")
-            if kind == "action" and not self._is_stale(message.action.decision_id, seat):
-                return message.action
-            if kind not in ("action", "hello"):
-                raise MessageFault(
-                    pb.FAULT_REASON_MALFORMED, "an empty message where an Action was due"
-                )
-            dropped += 1
-            self.result.stale_actions[seat.index] += 1
-            if dropped > MAX_STALE:
-                raise _StaleFlood(
-                    f"more than {MAX_STALE} answers to earlier decisions (or Hellos) while "
-                    f"{decision_id} waited: the stream is cut"
-                )
-
-    def _is_stale(self, decision_id: str, seat: _Seat) -> bool:
-        """Whether ``decision_id`` names a decision of this match before the one pending."""
-        match = _DECISION_ID.fullmatch(decision_id)
-        return match is not None and 0 < int(match[2]) < seat.asked
 
     # --- hands -------------------------------------------------------------------
 
@@ -429,24 +382,12 @@ class _MatchRunner:
         A seat that went bust is dealt in again with a fresh stack (stacks reset every
         hand), unless the dealer sat it out during the deal.
         """
-        n = len(self.seats)
         sat_out = {seat for seat in players if self._is_out(seat)}
-        carried_in = self._carried_in
         settlement = self.table.finish_hand(hand)
         for seat in settlement.busted:
             if seat not in sat_out:
                 self._sit_in(seat)
-        payoffs = [0] * n
-        for table_seat, payoff in settlement.payoffs:
-            payoffs[table_seat] = payoff
-        if sum(payoffs) != carried_in - settlement.carried_pot:
-            raise AssertionError(f"hand {hand_number}: payoffs {payoffs} do not add up (R26)")
-        if hand.dead:  # R28: these antes wait in the pot; refunded if the match ends first
-            for table_seat in range(n):
-                self._carried_by[table_seat] -= payoffs[table_seat]
-        else:
-            self._carried_by = [0] * n
-        return payoffs
+        return self._chips.payoffs(settlement, dead=hand.dead, hand_number=hand_number)
 
     async def _play_hand(self, hand_number: int) -> bool:
         s = self.settings
@@ -456,7 +397,7 @@ class _MatchRunner:
             return False
         deck_index = (hand_number - 1) // n if s.duplicate else hand_number - 1
         deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
-        self._carried_in = self.table.carried_pot
+        self._chips.deal_starts(self.table.carried_pot)
         hand = self.table.start_hand(deck)
         positions = self.table.positions
         assert positions is not None
@@ -525,14 +466,7 @@ class _MatchRunner:
 
     async def _finish(self) -> None:
         r = self.result
-        if any(self._carried_by):  # the match ended on dead deals: give the antes back (R26)
-            for index, chips in enumerate(self._carried_by):
-                r.chips_won[index] += chips
-            if r.payoffs:
-                r.payoffs[-1] = [
-                    a + b for a, b in zip(r.payoffs[-1], self._carried_by, strict=True)
-                ]
-            self._carried_by = [0] * len(self.seats)
+        self._chips.refund(r)
         for seat in self.seats:
             r.sat_out[seat.index] = self._is_out(seat.index)
             r.forfeited[seat.index] = self._has_left(seat.index)
@@ -548,15 +482,6 @@ class _MatchRunner:
                     await seat.connection.send(message)
                 await seat.connection.aclose()
                 seat.connection = None
-
-
-def _describe_action(action: pb.Action) -> str:
-    kind = short_name(pb.ActionKind, action.kind).lower()
-    if action.kind == pb.ACTION_KIND_BET_RAISE:
-        return f"{kind} {action.amount}"
-    if action.kind == pb.ACTION_KIND_DISCARD:
-        return f"{kind} {len(action.cards)}" if action.cards else "stand pat"
-    return kind
 
 
 async def run_match(
