@@ -29,10 +29,14 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from arena.engine import Deck, GameConfig, Hand, Phase, Structure
+import arena.engine
+from arena.engine import GameConfig, Structure
+
+Play = Callable[[GameConfig, int, random.Random], None]
 
 TARGET_RATIO = 30.0
 STACK = 200
@@ -50,32 +54,36 @@ def _config(structure: Structure) -> GameConfig:
 # --- the arena ------------------------------------------------------------------------
 
 
-def arena_call_draw2(config: GameConfig, n: int, rng: random.Random) -> None:
-    hand = Hand(config, [STACK] * n, rng.randrange(n), Deck.shuffled(rng))
-    draw = Phase.DRAW
-    while hand.actor is not None:
-        if hand.phase is draw:
-            hand.discard(hand.holes[hand.actor][:2])
-        else:
-            hand.check_or_call()
+def arena_plays(engine: ModuleType = arena.engine) -> dict[str, Play]:
+    """The two policies played by ``engine`` (``arena.engine``, or an earlier revision of it
+    loaded under another name by ``bench_engine_ab.py``), keyed by policy name."""
+    Hand, Deck, draw = engine.Hand, engine.Deck, engine.Phase.DRAW
 
+    def call_draw2(config: GameConfig, n: int, rng: random.Random) -> None:
+        hand = Hand(config, [STACK] * n, rng.randrange(n), Deck.shuffled(rng))
+        while hand.actor is not None:
+            if hand.phase is draw:
+                hand.discard(hand.holes[hand.actor][:2])
+            else:
+                hand.check_or_call()
 
-def arena_random(config: GameConfig, n: int, rng: random.Random) -> None:
-    hand = Hand(config, [STACK] * n, rng.randrange(n), Deck.shuffled(rng))
-    draw = Phase.DRAW
-    while hand.actor is not None:
-        legal = hand.legal_actions()
-        if legal.phase is draw:
-            hole = hand.holes[legal.seat]
-            hand.discard(rng.sample(hole, rng.randint(0, legal.max_discard)))
-            continue
-        roll = rng.random()
-        if legal.can_fold and roll < 0.15:
-            hand.fold()
-        elif legal.max_raise_to and roll > 0.7:
-            hand.bet_or_raise(rng.randint(legal.min_raise_to, legal.max_raise_to))
-        else:
-            hand.check_or_call()
+    def random_legal(config: GameConfig, n: int, rng: random.Random) -> None:
+        hand = Hand(config, [STACK] * n, rng.randrange(n), Deck.shuffled(rng))
+        while hand.actor is not None:
+            legal = hand.legal_actions()
+            if legal.phase is draw:
+                hole = hand.holes[legal.seat]
+                hand.discard(rng.sample(hole, rng.randint(0, legal.max_discard)))
+                continue
+            roll = rng.random()
+            if legal.can_fold and roll < 0.15:
+                hand.fold()
+            elif legal.max_raise_to and roll > 0.7:
+                hand.bet_or_raise(rng.randint(legal.min_raise_to, legal.max_raise_to))
+            else:
+                hand.check_or_call()
+
+    return {"call+draw2": call_draw2, "random": random_legal}
 
 
 # --- PokerKit -------------------------------------------------------------------------
@@ -123,8 +131,6 @@ def _pokerkit_players(config: GameConfig, n: int):
 
 
 # --- measuring ------------------------------------------------------------------------
-
-Play = Callable[[GameConfig, int, random.Random], None]
 
 
 def _slice_rate(
@@ -196,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     arena_seconds = args.seconds if args.seconds is not None else (0.3 if args.quick else 1.5)
     pokerkit_seconds = arena_seconds / 2
-    arena_plays: dict[str, Play] = {"call+draw2": arena_call_draw2, "random": arena_random}
+    plays = arena_plays()
     warnings.simplefilter("ignore")  # PokerKit warns when it refills the deck from discards
     print(
         f"Five Card Draw, {STACK}-chip stacks, blinds 1/2; arena {arena_seconds:g} s and "
@@ -213,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pokerkit_plays = _pokerkit_players(config, n)
             for policy in POLICIES:
                 arena_rate, pk_rate = measure_row(
-                    arena_plays[policy],
+                    plays[policy],
                     pokerkit_plays[policy],
                     config,
                     n,
@@ -233,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.profile:
             for structure, n, policy in slow:
                 print(f"\n== arena profile: {structure.value}, {n} players, {policy} ==")
-                print(profile_row(arena_plays[policy], _config(structure), n, 3000, args.seed))
+                print(profile_row(plays[policy], _config(structure), n, 3000, args.seed))
         return 1
     print(f"\nEvery row is at least {TARGET_RATIO:g}x PokerKit.")
     return 0
