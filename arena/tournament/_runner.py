@@ -19,8 +19,15 @@ from typing import Any
 
 import trio
 
-from arena.dealer import BotDriver, BotStartError, MatchResult, MatchSettings, run_match
-from arena.dealer._records import MatchRecorder, summarize
+from arena.dealer import (
+    BotDriver,
+    BotStartError,
+    MatchRecorder,
+    MatchResult,
+    MatchSettings,
+    SeatSummary,
+    run_match,
+)
 from arena.engine import Hand
 from arena.ratings import ChipSprt, EloSystem
 from arena.tournament._bots import BotSpec
@@ -70,6 +77,20 @@ class Progress:
     notes: list[str] = dataclasses.field(default_factory=list)
     not_started: int = 0
     """Matches recorded as forfeits because a bot could not start (resume retries them)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Played:
+    """A match played and written to its folder, with its figures computed once.
+
+    ``seats`` and ``summary`` are what the recorder computed for ``result.json``; the
+    store's rows are made from the same values.
+    """
+
+    result: MatchResult
+    block: int
+    seats: list[SeatSummary]
+    summary: dict[str, Any]
 
 
 DriverOpener = Callable[[BotSpec], AbstractAsyncContextManager[BotDriver]]
@@ -228,15 +249,15 @@ async def _run_locked(
             async with contextlib.AsyncExitStack() as held:
                 for name in sorted(set(match.seats)):  # one global order: no deadlock
                     await held.enter_async_context(per_bot[name])
-                result, block = await _play_one(config, match, drivers, observers)
+                played = await _play_one(config, match, drivers, observers)
             async with record_lock:
                 await trio.to_thread.run_sync(
-                    _record, store, tournament_id, config, match, result, block, game_type, elo
+                    _record, store, tournament_id, config, match, played, game_type, elo
                 )
                 progress.done += 1
                 progress.last_match = match.key
                 if observers.on_match_finished is not None:
-                    observers.on_match_finished(f"{config.name}/{match.key}", result)
+                    observers.on_match_finished(f"{config.name}/{match.key}", played.result)
                 if on_progress is not None:
                     on_progress(progress)
 
@@ -303,7 +324,7 @@ async def _play_one(
     match: ScheduledMatch,
     drivers: dict[str, BotDriver],
     observers: Observers,
-) -> tuple[MatchResult, int]:
+) -> _Played:
     """Play one match into its folder; a folder that cannot be written is a TournamentError."""
     settings = config.match_settings(match)
     folder = config.output / config.name / match.key
@@ -332,7 +353,7 @@ async def _play_recorded(
     drivers: dict[str, BotDriver],
     observers: Observers,
     recorder: MatchRecorder,
-) -> tuple[MatchResult, int]:
+) -> _Played:
     seats = list(match.seats)
     block = len(seats) if match.duplicate else 1
     recorder.match_started(seats, settings.seed)
@@ -354,8 +375,8 @@ async def _play_recorded(
         stop_when=stop_when,
     )
     result.names = seats  # results are keyed by the names in the tournament file
-    recorder.match_finished(result, duplicate_block=block)
-    return result, block
+    summary = recorder.match_finished(result, duplicate_block=block)
+    return _Played(result, block, recorder.seats, summary)
 
 
 def _early_stop(config: TournamentConfig, block: int) -> Callable[[MatchResult], bool]:
@@ -377,13 +398,16 @@ def _record(
     tournament_id: int,
     config: TournamentConfig,
     match: Any,
-    result: MatchResult,
-    block: int,
+    played: _Played,
     game_type: str,
     elo: EloSystem,
 ) -> None:
-    """Compute the Elo updates from the stored ratings and commit the match in one transaction."""
-    seats = seat_results(result, duplicate_block=block)
+    """Compute the Elo updates from the stored ratings and commit the match in one transaction.
+
+    The per-seat rows and the summary are the recorder's, not computed a second time.
+    """
+    result, block = played.result, played.block
+    seats = seat_results(result, duplicate_block=block, seats=played.seats)
     before = store.current_ratings("elo", game_type)
     chips = {name: result.chips_won[i] for i, name in enumerate(result.names)}
     absent = set()
@@ -406,7 +430,7 @@ def _record(
             game_type=game_type,
             big_blind=config.game.big_blind,  # type: ignore[arg-type]
             duplicate_block=block,
-            result_summary=summarize(result, config.game.big_blind, duplicate_block=block),  # type: ignore[arg-type]
+            result_summary=played.summary,
             seats=seats,
             records_dir=str(config.output / config.name / match.key),
             rating_updates=updates,

@@ -13,11 +13,11 @@ It also holds the records that go in and come out of :class:`~arena.tournament.S
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    from arena.dealer import MatchResult
+from arena.dealer import MatchResult, SeatSummary, seat_summaries
 
 APPLICATION_ID = 0x4152_4E41
 """``PRAGMA application_id`` of an arena database ("ARNA")."""
@@ -343,27 +343,32 @@ class BotFaults:
     reasons: dict[str, int] = field(compare=False)
 
 
-def seat_results(result: MatchResult, *, duplicate_block: int = 1) -> list[SeatResult]:
+def seat_results(
+    result: MatchResult,
+    *,
+    duplicate_block: int = 1,
+    seats: Sequence[SeatSummary] | None = None,
+) -> list[SeatResult]:
     """The seats of a dealer :class:`~arena.dealer.MatchResult` as :class:`SeatResult` s.
 
-    Units are blocks of ``duplicate_block`` hands, cut the same way as
-    :func:`arena.dealer.summarize` cuts them.
+    ``seats``: the :func:`arena.dealer.seat_summaries` already computed for this result
+    (:attr:`arena.dealer.MatchRecorder.seats`), so a match's figures are computed once;
+    without them they are computed here, units cut into blocks of ``duplicate_block``
+    hands exactly as ``result.json`` cuts them.
     """
-    block = max(1, duplicate_block)
-    rows = []
-    for seat, name in enumerate(result.names):
-        per_hand = [payoff[seat] for payoff in result.payoffs]
-        units = [sum(per_hand[i : i + block]) for i in range(0, len(per_hand) - block + 1, block)]
-        rows.append(
-            SeatResult(
-                bot=name,
-                seat=seat,
-                chips=result.chips_won[seat],
-                hands=result.hands_played,
-                faults=sum(1 for fault in result.faults if fault.seat == seat),
-                sat_out=result.sat_out[seat],
-                forfeited=result.forfeited[seat],
-                unit_chips=tuple(units),
-            )
+    if seats is None:
+        # the big blind only scales mbb/hand, which a SeatResult does not keep
+        seats = seat_summaries(result, 1, duplicate_block=duplicate_block)
+    return [
+        SeatResult(
+            bot=summary.name,
+            seat=summary.seat,
+            chips=summary.chips_won,
+            hands=summary.hands,
+            faults=summary.faults,
+            sat_out=summary.sat_out,
+            forfeited=summary.forfeited,
+            unit_chips=summary.units,
         )
-    return rows
+        for summary in seats
+    ]

@@ -330,3 +330,33 @@ def test_tables_at_once_and_per_bot_limits_are_respected(tmp_path: Path) -> None
     assert 15 == progress.done  # 6 bots, every pair
     assert 4 <= peaks["streams"] <= 6  # 2 to 3 heads-up tables at once
     assert 1 == peaks["per_bot"]
+
+
+def test_each_match_s_seat_figures_are_computed_once(tmp_path: Path, monkeypatch) -> None:
+    """The stored rows and summary are the recorder's figures: seat_summaries runs once per
+    match, and the database says what result.json says."""
+    import json
+
+    import arena.dealer._records as records
+    import arena.tournament._schema as schema
+
+    calls: list[str] = []
+    original = records.seat_summaries
+
+    def counted(result, *args, **kwargs):
+        calls.append(result.match_id)
+        return original(result, *args, **kwargs)
+
+    monkeypatch.setattr(records, "seat_summaries", counted)
+    monkeypatch.setattr(schema, "seat_summaries", counted)
+    config = load_tournament(write_tournament(tmp_path, "once"))
+    with Store.open(config.database) as store:
+        trio.run(lambda: run_tournament(config, store))
+        rows = store.match_rows(tournament="once")
+    assert 3 == len(rows)
+    assert sorted(calls) == sorted(set(calls)) and 3 == len(calls)
+    for row in rows:
+        on_disk = json.loads((Path(row.records_dir) / "result.json").read_text())
+        assert on_disk == row.summary
+        figures = [(s["name"], s["chips_won"], s["faults"]) for s in on_disk["seats"]]
+        assert figures == [(seat.bot, seat.chips, seat.faults) for seat in row.seats]
