@@ -68,7 +68,10 @@ class RatingSystem(Protocol):
     :class:`arena.ratings.Rating` with its interval.
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """How users pick it (``"elo"``); a plain attribute satisfies this."""
+        ...
 
     def rate(self, results: Sequence[PairResult]) -> Mapping[str, float | Rating]:
         """Ratings by bot name from ``results``; never mutates them."""
@@ -100,7 +103,7 @@ def arena_make_driver(
 
 
 @hookspec
-def arena_rating_systems() -> list[RatingSystem]:
+def arena_rating_systems() -> list[RatingSystem]:  # type: ignore[empty-body]  # a spec: pluggy calls the implementations, never this body
     """The rating systems this plugin provides (an empty list if none).
 
     Called when ratings are computed or listed. 1:N: every plugin adds its own; when

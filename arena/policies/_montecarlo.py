@@ -199,6 +199,7 @@ class MonteCarloPolicy:
 
     def _raise_size(self, view: SeatView, equity: float) -> int:
         legal = view.legal
+        assert legal is not None  # only called on a betting decision, which has legal actions
         if legal.min_raise_to == legal.max_raise_to:  # fixed limit: the only size
             return legal.min_raise_to
         target = legal.min_raise_to + int(view.pot * (equity - 0.4))

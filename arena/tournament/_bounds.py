@@ -80,8 +80,8 @@ def check_fault_limit(value: int) -> int:
 def check_stack(stack: int, game: GameConfig) -> int:
     """A starting stack that pays the first hand's forced bets and fits the engine's chips."""
     check_whole(stack, minimum=1, maximum=MAX_CHIPS)
-    need = game.ante + (game.big_blind if game.forced_bets is ForcedBets.BLINDS else 0)
-    if stack < need:  # type: ignore[operator]
+    need = game.ante + (game.big_blind if game.forced_bets is ForcedBets.BLINDS else 0)  # type: ignore[operator]  # GameConfig always fills big_blind
+    if stack < need:
         raise BoundError(f"must cover the forced bets (at least {need} chips), got {stack}")
     return stack
 

@@ -72,8 +72,8 @@ _TOURNAMENT_KEYS = (
     "database",
     "early_stop",
 )
-_GAME_INT = ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "max_draw")
-_GAME_INT += ("max_bets_per_round",)
+_GAME_INT: tuple[str, ...] = ("small_blind", "big_blind", "small_bet", "big_bet", "ante")
+_GAME_INT += ("max_draw", "max_bets_per_round")
 _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
 _BOT_KEYS = ("name", "builtin", "command", "address", "plugin", "target", "requires", "workdir")

@@ -28,9 +28,12 @@ class BotSpecLike(Protocol):
     ``"command"`` (target: a command line); a plugin may add kinds of its own.
     """
 
-    name: str
-    kind: str
-    target: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def target(self) -> str: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +91,7 @@ def _argv(spec: BotSpecLike) -> list[str] | str:
     """:attr:`BotSpec.argv` (``{python}`` replaced); a plain string target is split by
     the launcher like a shell would."""
     try:
-        return spec.argv  # type: ignore[attr-defined,no-any-return]
+        return spec.argv  # type: ignore[attr-defined]  # BotSpec has argv; other specs fall back below
     except AttributeError:
         return spec.target
 

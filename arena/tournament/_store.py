@@ -257,7 +257,7 @@ class Store:
                 (name, config_json, now()),
             )
             tournament_id = int(cursor.lastrowid or 0)
-            for position, key, round_, seats, hands, seed, duplicate, data in rows:
+            for position, key, round_, seats, hands, seed, duplicate, row_json in rows:
                 for bot in seats:
                     self._bot_id(db, bot)
                 db.execute(
@@ -273,7 +273,7 @@ class Store:
                         hands,
                         seed,
                         int(duplicate),
-                        data,
+                        row_json,
                     ),
                 )
             return tournament_id
