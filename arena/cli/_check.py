@@ -111,7 +111,7 @@ class _FaultInjectingDriver:
                 )
             await original(message)
 
-        connection.send = send  # type: ignore[method-assign]
+        connection.send = send
         return connection
 
     async def aclose(self) -> None:

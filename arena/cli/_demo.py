@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -51,7 +52,7 @@ def command(
     runs; `arena ratings` prints them again later.
     """
     config = demo_config(file, None)
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if hands is not None:
         changes["hands_per_match"] = hands
     if database is not None:

@@ -62,7 +62,7 @@ def standings_table(standings: Standings, title: str, *, live_elo: bool = False)
     for header in ("matches", "hands", "faults"):
         _figure_column(table, header)
     for rank, row in enumerate(standings.rows, 1):
-        cells = [str(rank), Text(row.bot), _interval(row.fit.elo, row.fit.ci95)]
+        cells: list[str | Text] = [str(rank), Text(row.bot), _interval(row.fit.elo, row.fit.ci95)]
         if live_elo:
             cells.append("-" if math.isnan(row.elo) else f"{row.elo:.0f}")
         cells += [
@@ -193,8 +193,9 @@ def _anchor_for(
         rating = DEFAULT_ANCHOR_RATING if anchor_rating is None else anchor_rating
         return anchor, rating, f"anchor: {anchor} = {rating:g} (--anchor)"
     stored = stored_anchor(store, kind, tournament)
-    rating = anchor_rating
-    if rating is None:
+    if anchor_rating is not None:
+        rating = anchor_rating
+    else:
         rating = stored.anchor_rating if stored is not None else DEFAULT_ANCHOR_RATING
     if stored is not None and stored.anchor is not None:
         if stored.anchor in standings_bots:
