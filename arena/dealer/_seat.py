@@ -100,7 +100,7 @@ class LocalBot:
 
     def __init__(self, bot: _Handler, name: str | None = None) -> None:
         self.bot = bot
-        self.name: str = name or getattr(bot, "name", type(bot).__name__)
+        self.name: str = name if name else getattr(bot, "name", type(bot).__name__)
 
     async def connect(self) -> SeatConnection:
         return LocalConnection(self.bot)

@@ -113,7 +113,7 @@ def _build_tables() -> tuple[
             entries.append((HandCategory.STRAIGHT, (top,), False, product))
             entries.append((HandCategory.STRAIGHT_FLUSH, (top,), True, bits))
         else:
-            key = combo[::-1]
+            key: tuple[int, ...] = combo[::-1]
             entries.append((HandCategory.HIGH_CARD, key, False, product))
             entries.append((HandCategory.FLUSH, key, True, bits))
     by_shape = {

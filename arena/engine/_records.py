@@ -89,7 +89,7 @@ class CardsDealtCount(NamedTuple):
     """Public twin of :class:`HoleCardsDealt`."""
 
     seat: int
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, which no caller uses
 
 
 class Folded(NamedTuple):
@@ -134,7 +134,7 @@ class DrawCount(NamedTuple):
     """Public twin of :class:`CardsDrawn`: the draw count everyone sees (R16)."""
 
     seat: int
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, which no caller uses
 
 
 class StubReshuffled(NamedTuple):

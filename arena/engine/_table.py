@@ -416,6 +416,7 @@ class Table:
             entering.update(candidates)
             dealt.update(candidates)
         mark_small = (sb_position,) if self._is_out(sb_position) else ()
+        small: int | None
         if len(dealt) == 2:  # heads-up (R7): the other player has the button and the small blind
             (small,) = dealt - {big}
             button = small
