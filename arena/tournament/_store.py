@@ -11,9 +11,11 @@ cache, before ``COMMIT`` returns); ``FULL`` also fsyncs the WAL at every commit,
 recorded match survives a power cut or kernel crash too. That is one fsync per match,
 which is nothing next to the match itself.
 
-Every method is synchronous and short (one small transaction). A :class:`Store` may be
-shared between threads, e.g. called through ``trio.to_thread.run_sync``; a lock
-serialises the calls. Another process may open the same file: writers wait up to
+The queries behind the readers are in :mod:`arena.tournament._queries`, the rows a
+match writes in :mod:`arena.tournament._writer`; this module opens the file and owns
+the lock and the transactions. Every method is synchronous and short (one small
+transaction). A :class:`Store` may be shared between threads, e.g. called through
+``trio.to_thread.run_sync``; a lock serialises the calls. Another process may open the same file: writers wait up to
 ``busy_timeout`` seconds for each other.
 """
 
@@ -30,9 +32,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from arena.tournament import _writer
+from arena.tournament import _queries, _writer
 from arena.tournament._schema import (
-    NOT_STARTED,
     AlreadyRecorded,
     BotFaults,
     MatchRow,
@@ -215,7 +216,7 @@ class Store:
     def bots(self) -> dict[str, str]:
         """Every bot's name and spec, by name."""
         with self._read() as db:
-            return dict(db.execute("SELECT name, spec FROM bots ORDER BY name"))
+            return _queries.bots(db)
 
     # --- tournaments ----------------------------------------------------------------
 
@@ -280,21 +281,12 @@ class Store:
 
     def get_tournament(self, name: str) -> TournamentRow | None:
         with self._read() as db:
-            row = db.execute(
-                "SELECT id, name, config_json, status, created_at, finished_at "
-                "FROM tournaments WHERE name = ?",
-                (name,),
-            ).fetchone()
-        return TournamentRow(*row) if row else None
+            return _queries.tournament(db, name)
 
     def tournaments(self) -> list[TournamentRow]:
         """Every tournament, oldest first."""
         with self._read() as db:
-            rows = db.execute(
-                "SELECT id, name, config_json, status, created_at, finished_at "
-                "FROM tournaments ORDER BY id"
-            ).fetchall()
-        return [TournamentRow(*row) for row in rows]
+            return _queries.tournaments(db)
 
     def finish_tournament(self, tournament_id: int) -> None:
         """Mark it finished (the first finish time is kept if called again)."""
@@ -309,53 +301,18 @@ class Store:
 
     def schedule(self, tournament_id: int) -> list[ScheduledRow]:
         """The whole schedule, in order."""
-        return self._scheduled(tournament_id, pending_only=False)
+        with self._read() as db:
+            return _queries.scheduled(db, tournament_id, pending_only=False)
 
     def pending_matches(self, tournament_id: int) -> list[ScheduledRow]:
         """Schedule rows with no recorded result yet, in schedule order."""
-        return self._scheduled(tournament_id, pending_only=True)
+        with self._read() as db:
+            return _queries.scheduled(db, tournament_id, pending_only=True)
 
     def not_started_matches(self, tournament_id: int) -> list[ScheduledRow]:
         """Schedule rows recorded as :data:`NOT_STARTED` forfeits, which resume plays."""
-        return self._scheduled(tournament_id, pending_only=False, not_started=True)
-
-    def _scheduled(
-        self, tournament_id: int, *, pending_only: bool, not_started: bool = False
-    ) -> list[ScheduledRow]:
-        where = (
-            " AND NOT EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = s.tournament_id "
-            "AND m.match_key = s.match_key)"
-            if pending_only
-            else ""
-        )
-        if not_started:
-            where += (
-                " AND EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = s.tournament_id "
-                f"AND m.match_key = s.match_key AND m.reason = '{NOT_STARTED}')"
-            )
         with self._read() as db:
-            rows = db.execute(
-                "SELECT id, tournament_id, position, match_key, round, seats_json, hands, seed, "
-                "duplicate, row_json FROM scheduled_matches s WHERE tournament_id = ?"
-                + where
-                + " ORDER BY position",
-                (tournament_id,),
-            ).fetchall()
-        return [
-            ScheduledRow(
-                id=row[0],
-                tournament_id=row[1],
-                position=row[2],
-                key=row[3],
-                round=row[4],
-                seats=tuple(json.loads(row[5])),
-                hands=row[6],
-                seed=row[7],
-                duplicate=bool(row[8]),
-                data=json.loads(row[9]),
-            )
-            for row in rows
-        ]
+            return _queries.scheduled(db, tournament_id, pending_only=False, not_started=True)
 
     # --- results --------------------------------------------------------------------
 
@@ -414,134 +371,32 @@ class Store:
         self, game_type: str | None = None, tournament: str | None = None
     ) -> list[MatchRow]:
         """Recorded matches in the order they were recorded, optionally filtered."""
-        where, args = _filters(game_type=game_type, tournament=tournament)
         with self._read() as db:
-            matches = db.execute(
-                "SELECT m.id, m.match_key, t.name, m.game_type, m.big_blind, m.duplicate_block, "
-                "m.hands_played, m.reason, m.finished_at, m.records_dir, m.summary_json "
-                "FROM matches m JOIN tournaments t ON t.id = m.tournament_id"
-                + where
-                + " ORDER BY m.id",
-                args,
-            ).fetchall()
-            seats: dict[int, list[SeatRow]] = {}
-            for row in db.execute(
-                "SELECT r.match_id, b.name, r.seat, r.chips, r.hands, r.faults, r.sat_out, "
-                "r.forfeited, r.unit_chips_json FROM seat_results r "
-                "JOIN matches m ON m.id = r.match_id JOIN tournaments t ON t.id = m.tournament_id "
-                "JOIN bots b ON b.id = r.bot_id" + where + " ORDER BY r.match_id, r.seat",
-                args,
-            ):
-                seats.setdefault(row[0], []).append(
-                    SeatRow(
-                        bot=row[1],
-                        seat=row[2],
-                        chips=row[3],
-                        hands=row[4],
-                        faults=row[5],
-                        sat_out=bool(row[6]),
-                        forfeited=bool(row[7]),
-                        unit_chips=tuple(json.loads(row[8])),
-                    )
-                )
-        return [
-            MatchRow(
-                id=row[0],
-                key=row[1],
-                tournament=row[2],
-                game_type=row[3],
-                big_blind=row[4],
-                duplicate_block=row[5],
-                hands_played=row[6],
-                reason=row[7],
-                finished_at=row[8],
-                records_dir=row[9],
-                seats=tuple(seats.get(row[0], ())),
-                summary=json.loads(row[10]),
-            )
-            for row in matches
-        ]
+            return _queries.match_rows(db, game_type=game_type, tournament=tournament)
 
     def rating_history(
         self, bot: str | None = None, system: str = "elo", game_type: str | None = None
     ) -> list[RatingRow]:
         """Rating changes in the order they were recorded."""
-        where = " WHERE r.system = ?"
-        args: list[Any] = [system]
-        if bot is not None:
-            where += " AND b.name = ?"
-            args.append(bot)
-        if game_type is not None:
-            where += " AND r.game_type = ?"
-            args.append(game_type)
         with self._read() as db:
-            rows = db.execute(
-                "SELECT r.id, b.name, r.system, r.game_type, t.name, m.match_key, "
-                "r.rating_before, r.rating_after, m.finished_at FROM ratings r "
-                "JOIN bots b ON b.id = r.bot_id JOIN matches m ON m.id = r.match_id "
-                "JOIN tournaments t ON t.id = m.tournament_id" + where + " ORDER BY r.id",
-                args,
-            ).fetchall()
-        return [RatingRow(*row) for row in rows]
+            return _queries.rating_history(db, bot=bot, system=system, game_type=game_type)
 
     def current_ratings(self, system: str, game_type: str) -> dict[str, float]:
         """Each rated bot's latest ``rating_after`` in this system and game type."""
         with self._read() as db:
-            rows = db.execute(
-                "SELECT b.name, r.rating_after FROM ratings r JOIN bots b ON b.id = r.bot_id "
-                "WHERE r.id IN (SELECT MAX(id) FROM ratings WHERE system = ? AND game_type = ? "
-                "GROUP BY bot_id) ORDER BY b.name",
-                (system, game_type),
-            ).fetchall()
-        return {name: float(rating) for name, rating in rows}
+            return _queries.current_ratings(db, system, game_type)
 
     def standing_pool(self, game_type: str) -> list[str]:
         """Bots with at least one recorded match in this game type, by name."""
         with self._read() as db:
-            rows = db.execute(
-                "SELECT DISTINCT b.name FROM seat_results r JOIN bots b ON b.id = r.bot_id "
-                "JOIN matches m ON m.id = r.match_id WHERE m.game_type = ? ORDER BY b.name",
-                (game_type,),
-            ).fetchall()
-        return [name for (name,) in rows]
+            return _queries.standing_pool(db, game_type)
 
     def faults_by_bot(
         self, game_type: str | None = None, tournament: str | None = None
     ) -> dict[str, BotFaults]:
         """Per bot with a recorded match: matches, hands, faults, sit-outs, forfeits, reasons."""
-        where, args = _filters(game_type=game_type, tournament=tournament)
         with self._read() as db:
-            totals = db.execute(
-                "SELECT b.name, COUNT(*), SUM(r.hands), SUM(r.faults), SUM(r.sat_out), "
-                "SUM(r.forfeited) FROM seat_results r JOIN bots b ON b.id = r.bot_id "
-                "JOIN matches m ON m.id = r.match_id JOIN tournaments t ON t.id = m.tournament_id"
-                + where
-                + " GROUP BY b.name ORDER BY b.name",
-                args,
-            ).fetchall()
-            reasons: dict[str, dict[str, int]] = {}
-            for name, reason, count in db.execute(
-                "SELECT b.name, f.reason, COUNT(*) FROM faults f "
-                "JOIN seat_results r ON r.match_id = f.match_id AND r.seat = f.seat "
-                "JOIN bots b ON b.id = r.bot_id JOIN matches m ON m.id = f.match_id "
-                "JOIN tournaments t ON t.id = m.tournament_id"
-                + where
-                + " GROUP BY b.name, f.reason ORDER BY b.name, f.reason",
-                args,
-            ):
-                reasons.setdefault(name, {})[reason] = count
-        return {
-            name: BotFaults(
-                bot=name,
-                matches=matches,
-                hands=hands,
-                faults=n_faults,
-                sat_out=sat_out,
-                forfeited=forfeited,
-                reasons=reasons.get(name, {}),
-            )
-            for name, matches, hands, n_faults, sat_out, forfeited in totals
-        }
+            return _queries.faults_by_bot(db, game_type=game_type, tournament=tournament)
 
 
 def _why(error: Exception) -> str:
@@ -552,14 +407,3 @@ def _why(error: Exception) -> str:
         text = str(error)
     text = "".join(ch if ch.isprintable() else "?" for ch in text)
     return text if len(text) <= 200 else text[:200] + "..."
-
-
-def _filters(*, game_type: str | None, tournament: str | None) -> tuple[str, list[Any]]:
-    clauses, args = [], []
-    if game_type is not None:
-        clauses.append("m.game_type = ?")
-        args.append(game_type)
-    if tournament is not None:
-        clauses.append("t.name = ?")
-        args.append(tournament)
-    return (" WHERE " + " AND ".join(clauses) if clauses else ""), args

@@ -511,3 +511,28 @@ class TestCrashSafety:
             "faults": 300,
             "ratings": 1200,
         } == counts(path)
+
+
+def test_store_readers_delegate_their_sql_to_the_queries_module() -> None:
+    """Every Store method that reads (``self._read()``) runs no SQL itself: it calls one
+    function of arena.tournament._queries, so the read queries live in one module."""
+    import ast
+
+    source = (REPO / "arena" / "tournament" / "_store.py").read_text()
+    store = next(
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.ClassDef) and node.name == "Store"
+    )
+    readers = {}
+    for method in store.body:
+        if not isinstance(method, ast.FunctionDef) or method.name == "_read":
+            continue
+        calls = [node for node in ast.walk(method) if isinstance(node, ast.Call)]
+        names = {ast.unparse(call.func) for call in calls}
+        if "self._read" in names:
+            readers[method.name] = names
+    assert {"bots", "match_rows", "faults_by_bot", "schedule", "rating_history"} <= set(readers)
+    for name, called in readers.items():
+        assert not any(text.endswith(".execute") for text in called), name
+        assert any(text.startswith("_queries.") for text in called), name
