@@ -351,6 +351,7 @@ class LaunchedBot:
             if process is not self.process:  # restarted meanwhile: the logs are the new run's
                 return ended
             return ended + await self._stderr_tail(3)
+        return ""  # not reached: nothing cancels a shielded scope, so it swallows nothing
 
     async def _restart(self, why: str) -> None:
         """Start the process again after it died (see ``max_restarts``)."""
@@ -435,9 +436,9 @@ def driver_from_spec(
     if (command is None) == (address is None):
         raise ValueError(f"{name}: give exactly one of command= or address=")
     if command is not None:
-        return LaunchedBot(name, command, **options)  # type: ignore[arg-type]
+        return LaunchedBot(name, command, **options)  # type: ignore[arg-type]  # the constructor checks its own keyword options
     grpc_options = {k: v for k, v in options.items() if k != "startup_timeout"}
-    return GrpcBot(name, address, **grpc_options)  # type: ignore[arg-type]
+    return GrpcBot(name, address, **grpc_options)  # type: ignore[arg-type]  # the constructor checks its own keyword options
 
 
 @asynccontextmanager

@@ -112,7 +112,7 @@ class GameConfig:
                 raise ConfigError(key, f"must be a positive whole number of chips, got {value!r}")
             if value > MAX_CHIPS:
                 raise ConfigError(key, f"must be at most {MAX_CHIPS} chips, got {value}")
-        if self.small_blind > self.big_blind:  # type: ignore[operator]
+        if self.small_blind > self.big_blind:  # type: ignore[operator]  # both filled and checked just above
             raise ConfigError("small_blind", "must not exceed big_blind")
         if not isinstance(self.ante, int) or self.ante < 0 or self.ante > MAX_CHIPS:
             raise ConfigError(
@@ -132,7 +132,7 @@ class GameConfig:
     @property
     def min_bet(self) -> int:
         """Smallest opening bet in pot and no limit (R12)."""
-        return self.big_blind  # type: ignore[return-value]
+        return self.big_blind  # type: ignore[return-value]  # __post_init__ always fills big_blind
 
     @property
     def uses_joker(self) -> bool:

@@ -83,7 +83,7 @@ def schedule_statistics(schedule: Sequence[ScheduledMatch]) -> ScheduleStats:
     return ScheduleStats(
         matches={name: matches[name] for name in names},
         positions={name: tuple(counts) for name, counts in positions.items()},
-        pairs=pairs,  # type: ignore[arg-type]
+        pairs=pairs,  # type: ignore[arg-type]  # keys are tuple(sorted(pair)) of two names, typed tuple[str, ...]
     )
 
 

@@ -74,7 +74,7 @@ def record_not_started(
         tournament_id,
         match.key,
         game_type=game_type,
-        big_blind=config.game.big_blind,  # type: ignore[arg-type]
+        big_blind=config.game.big_blind,  # type: ignore[arg-type]  # GameConfig always fills big_blind
         duplicate_block=len(seats) if match.duplicate else 1,
         result_summary=summary,
         seats=seats,
