@@ -311,17 +311,23 @@ def command(
             match_id=match_id,
         )
     )
-    folder = out_dir / match_id
+    folder = _records_folder(out_dir / match_id)
+    limits = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
+    with user_errors(lambda: f"interrupted: the hands played so far are recorded in {folder}"):
+        summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
+    print_summary(summary, folder)
+
+
+def _records_folder(folder: Path) -> Path:
+    """Make the match's records folder before any bot starts: a folder that cannot be
+    written is one line, not a match played for nothing."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise click.ClickException(
             f"cannot write the match records to {folder}: {error.strerror}"
         ) from None
-    limits = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
-    with user_errors(lambda: f"interrupted: the hands played so far are recorded in {folder}"):
-        summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
-    print_summary(summary, folder)
+    return folder
 
 
 async def _run(

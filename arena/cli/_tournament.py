@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+import pluggy
 import trio
 from rich.console import Console, Group
 from rich.live import Live
@@ -32,6 +33,7 @@ from arena.tournament import (
     load_tournament,
     run_tournament,
 )
+from arena.tournament._standings import StandingsRefresher
 
 
 def _plugin_manager(no_plugins: bool):
@@ -63,46 +65,7 @@ def play_tournament(
         raise click.ClickException(str(error)) from None
     # refits run on their own thread with their own read connection: the dealer never waits
     with store, live_standings(config, game_type) as refresher:
-
-        def leaderboard(progress: Progress) -> Group:
-            bar = RichTable.grid(padding=(0, 1))
-            bar.add_row(
-                Text(config.name, style="bold"),
-                ProgressBar(total=max(progress.total, 1), completed=progress.done, width=40),
-                Text(f"{progress.done}/{progress.total} matches"),
-            )
-            standings = refresher.latest
-            if standings is None or not standings.rows:
-                return Group(bar)
-            return Group(
-                bar, standings_table(standings, f"standings ({game_type}, this tournament)")
-            )
-
-        with Live(
-            Text("starting bots..."), console=console, transient=True, refresh_per_second=4
-        ) as live:
-
-            def on_progress(progress: Progress) -> None:
-                for note in progress.notes:
-                    console.print(f"note: {one_line(note)}", markup=False, highlight=False)
-                progress.notes = []
-                if progress.done:
-                    refresher.request()  # returns at once; the newest request wins
-                live.update(leaderboard(progress))
-
-            try:
-                progress = trio.run(
-                    lambda: run_tournament(
-                        config,
-                        store,
-                        resume=resume,
-                        on_progress=on_progress,
-                        open_driver=_opener(pm, config),
-                        **tournament_observers(pm),
-                    )
-                )
-            except (TournamentError, StoreError) as error:
-                raise click.ClickException(str(error)) from None
+        progress = _play_live(config, store, pm, refresher, resume=resume, console=console)
         overall = compute_standings(
             store,
             game_type,
@@ -110,18 +73,76 @@ def play_tournament(
             anchor_rating=config.ratings.anchor_rating,
         )
         pm.hook.arena_tournament_finished(name=config.name, standings=list(overall.rows))
-        console.print(
-            f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database}"
-            + (
-                f"; {progress.not_started} not started (a bot did not start): "
-                f"`arena tournament resume {config.source}` tries again"
-                if progress.not_started
-                else ""
-            ),
-            markup=False,
-            highlight=False,
-        )
+        console.print(_recorded_line(config, progress), markup=False, highlight=False)
         return overall
+
+
+def _play_live(
+    config: TournamentConfig,
+    store: Store,
+    pm: pluggy.PluginManager,
+    refresher: StandingsRefresher,
+    *,
+    resume: bool,
+    console: Console,
+) -> Progress:
+    """Play the tournament under a live progress bar and leaderboard; notes print above it.
+
+    After each match the leaderboard asks ``refresher`` for a refit and shows the latest
+    one it has, so the dealer never waits for a fit.
+    """
+    game_type = game_type_of(config.game)
+    with Live(
+        Text("starting bots..."), console=console, transient=True, refresh_per_second=4
+    ) as live:
+
+        def on_progress(progress: Progress) -> None:
+            for note in progress.notes:
+                console.print(f"note: {one_line(note)}", markup=False, highlight=False)
+            progress.notes = []
+            if progress.done:
+                refresher.request()  # returns at once; the newest request wins
+            live.update(_leaderboard(config.name, game_type, progress, refresher.latest))
+
+        try:
+            return trio.run(
+                lambda: run_tournament(
+                    config,
+                    store,
+                    resume=resume,
+                    on_progress=on_progress,
+                    open_driver=_opener(pm, config),
+                    **tournament_observers(pm),
+                )
+            )
+        except (TournamentError, StoreError) as error:
+            raise click.ClickException(str(error)) from None
+
+
+def _leaderboard(
+    name: str, game_type: str, progress: Progress, standings: Standings | None
+) -> Group:
+    """The live view: a progress bar, and the latest standings once there are any."""
+    bar = RichTable.grid(padding=(0, 1))
+    bar.add_row(
+        Text(name, style="bold"),
+        ProgressBar(total=max(progress.total, 1), completed=progress.done, width=40),
+        Text(f"{progress.done}/{progress.total} matches"),
+    )
+    if standings is None or not standings.rows:
+        return Group(bar)
+    return Group(bar, standings_table(standings, f"standings ({game_type}, this tournament)"))
+
+
+def _recorded_line(config: TournamentConfig, progress: Progress) -> str:
+    """The line after the tournament: how many matches are recorded, and any left to resume."""
+    line = f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database}"
+    if progress.not_started:
+        line += (
+            f"; {progress.not_started} not started (a bot did not start): "
+            f"`arena tournament resume {config.source}` tries again"
+        )
+    return line
 
 
 def _load(path: Path) -> TournamentConfig:
