@@ -219,17 +219,7 @@ class _Parser:
         tour = self.table(data, "tournament", required=True)
         self.known(tour, "tournament.", _TOURNAMENT_KEYS)
         t = "tournament"
-        if "name" not in tour:
-            raise self.fail(
-                "tournament.name",
-                "missing: give the tournament a name (it identifies it in the database)",
-            )
-        name = self.string(tour, t, "name")
-        assert name is not None
-        try:  # the name is a folder under `output`: never a path of its own
-            _bounds.check_tournament_name(name)
-        except BoundError as error:
-            raise self.fail("tournament.name", str(error)) from None
+        name = self.tournament_name(tour)
         fmt = self.choice(tour, t, "format", Format, Format.ROUND_ROBIN)
         hands = self.integer(
             tour,
@@ -241,24 +231,11 @@ class _Parser:
         )
         duplicate = self.boolean(tour, t, "duplicate", True)
         rounds = self.integer(tour, t, "rounds", 1, minimum=1, maximum=10_000)
-        if fmt is Format.RING:
-            table_size = self.integer(tour, t, "table_size", 6, minimum=3)
-            if table_size > 7:
-                raise self.fail(
-                    "tournament.table_size",
-                    f"a ring table seats 3 to 7 bots (R1), got {table_size}",
-                )
-        else:
-            if "table_size" in tour:
-                raise self.fail(
-                    "tournament.table_size",
-                    f"only used by format = 'ring'; format {fmt.value!r} plays heads-up (remove it)",
-                )
-            table_size = 2
+        table_size = self.table_size(tour, fmt)
         challengers = self.challengers(tour, fmt)
         concurrency = self.integer(tour, t, "concurrency", 1, minimum=1)
         max_tables = self.integer(tour, t, "max_tables_per_bot", 1, minimum=1)
-        seed_drawn = "seed" not in tour
+        seed_drawn = "seed" not in tour  # drawn now and stored, so the run can be replayed
         seed = (
             secrets.randbits(63)
             if seed_drawn
@@ -266,12 +243,7 @@ class _Parser:
         )
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
         database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")
-        early_stop = self.boolean(tour, t, "early_stop", False)
-        if early_stop and fmt is Format.RING:
-            raise self.fail(
-                "tournament.early_stop",
-                "SPRT early stopping is heads-up only; not for format = 'ring'",
-            )
+        early_stop = self.early_stop(tour, fmt)
         game, stack = self.game(self.table(data, "game"))
         timeouts = self.timeouts(self.table(data, "timeouts"))
         ratings = self.ratings(self.table(data, "ratings"))
@@ -301,6 +273,48 @@ class _Parser:
         )
         _check_field(config, "bots")
         return config
+
+    def tournament_name(self, tour: Mapping[str, Any]) -> str:
+        """``tournament.name``: required, and a folder name under ``output``, never a path."""
+        if "name" not in tour:
+            raise self.fail(
+                "tournament.name",
+                "missing: give the tournament a name (it identifies it in the database)",
+            )
+        name = self.string(tour, "tournament", "name")
+        assert name is not None
+        try:  # the name is a folder under `output`: never a path of its own
+            _bounds.check_tournament_name(name)
+        except BoundError as error:
+            raise self.fail("tournament.name", str(error)) from None
+        return name
+
+    def table_size(self, tour: Mapping[str, Any], fmt: Format) -> int:
+        """``tournament.table_size``: 3 to 7 for a ring (default 6); other formats are heads-up."""
+        if fmt is Format.RING:
+            table_size = self.integer(tour, "tournament", "table_size", 6, minimum=3)
+            if table_size > 7:
+                raise self.fail(
+                    "tournament.table_size",
+                    f"a ring table seats 3 to 7 bots (R1), got {table_size}",
+                )
+            return table_size
+        if "table_size" in tour:
+            raise self.fail(
+                "tournament.table_size",
+                f"only used by format = 'ring'; format {fmt.value!r} plays heads-up (remove it)",
+            )
+        return 2
+
+    def early_stop(self, tour: Mapping[str, Any], fmt: Format) -> bool:
+        """``tournament.early_stop``: the SPRT is a heads-up test, so not for rings."""
+        early_stop = self.boolean(tour, "tournament", "early_stop", False)
+        if early_stop and fmt is Format.RING:
+            raise self.fail(
+                "tournament.early_stop",
+                "SPRT early stopping is heads-up only; not for format = 'ring'",
+            )
+        return early_stop
 
     def challengers(self, tour: Mapping, fmt: Format) -> tuple[str, ...]:
         key = "tournament.challengers"
