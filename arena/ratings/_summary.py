@@ -243,7 +243,13 @@ def row_moments(values: Floats, count: Ints, *, spread: bool = True) -> tuple[Fl
     total[full] = np.add.reduceat(values, begin)
     if spread:
         mean = np.divide(total, count, out=np.zeros(len(count)), where=full)
-        m2[full] = np.add.reduceat((values - np.repeat(mean, count)) ** 2, begin)
+        width = np.unique(count[full])
+        if len(width) == 1:  # rows of one length: a matrix, the same deviations
+            deviation = values.reshape(-1, int(width[0])) - mean[full][:, None]
+        else:
+            deviation = values - np.repeat(mean, count)
+        np.square(deviation, out=deviation)
+        m2[full] = np.add.reduceat(deviation.ravel(), begin)
     return total, m2
 
 

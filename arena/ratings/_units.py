@@ -125,6 +125,25 @@ class UnitTable:
         within = np.arange(int(counts.sum())) - np.repeat(begin, counts)
         return self.offsets[seats][owner] + within, owner
 
+    def _pair_diff(self, a: Ints, b: Ints, count: Ints, scale: Floats) -> Floats:
+        """Per unit of each pair row ``(a, b)`` in turn: ``(a's chips - b's) * scale`` of its row.
+
+        When every seat row with units has the same number (a league's matches usually
+        do), the units are a matrix and a pair's are two of its rows: no per-unit index
+        arrays. The values are the same either way.
+        """
+        full = count > 0
+        width = np.unique(count[full])
+        if len(width) == 1:
+            units = self.units.reshape(-1, int(width[0]))
+            row = np.cumsum(full) - 1  # seat row -> its row of the matrix
+            rows = full[a]
+            left, right = units[row[a[rows]]], units[row[b[rows]]]
+            return ((left - right) * scale[rows][:, None]).ravel()
+        pos_a, owner = self._expand(a)
+        pos_b = pos_a - self.offsets[a][owner] + self.offsets[b][owner]
+        return (self.units[pos_a] - self.units[pos_b]) * scale[owner]
+
     def summary(self, scale_mbb: float = MARGIN_SCALE_MBB) -> UnitSummary:
         """The per-row sums every statistic is combined from (see :class:`UnitSummary`)."""
         if scale_mbb == MARGIN_SCALE_MBB:
@@ -142,13 +161,15 @@ class UnitTable:
         a, b = self.seat_pairs()
         keep = self.seat_bot[a] != self.seat_bot[b]
         a, b = a[keep], b[keep]
-        pos_a, owner = self._expand(a)
-        pos_b = pos_a - self.offsets[a][owner] + self.offsets[b][owner]
         match = self.seat_match[a]
-        diff = (self.units[pos_a] - self.units[pos_b]) * (0.5 * self._to_mbb()[match])[owner]
+        diff = self._pair_diff(a, b, count, 0.5 * self._to_mbb()[match])
         pair_count = count[a]
         pair_total, pair_m2 = row_moments(diff, pair_count)
-        won, _ = row_moments(0.5 + 0.5 * np.tanh(diff / scale_mbb), pair_count, spread=False)
+        score = np.divide(diff, scale_mbb)  # 0.5 + 0.5 tanh(diff / scale), in place
+        np.tanh(score, out=score)
+        score *= 0.5
+        score += 0.5
+        won, _ = row_moments(score, pair_count, spread=False)
         return UnitSummary(
             names=self.names,
             big_blind=self.big_blind,

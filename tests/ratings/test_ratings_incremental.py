@@ -182,3 +182,18 @@ def test_a_placeholder_changed_in_place_goes_back_to_its_place(league: League) -
         with store._read() as db:
             order = columns_cache(store, GAME, None).refresh(db).match_id
         assert sorted(order.tolist()) == order.tolist()
+
+
+def test_reading_in_chunks_gives_the_same_bits(league: League, monkeypatch) -> None:
+    """The read goes a few hundred matches at a time; 7 at a time gives exactly the same."""
+    import arena.tournament._columns as columns
+
+    for k in range(0, 12, 3):
+        with Store.open(league.path) as store:
+            league.record(store, k, reason=NOT_STARTED if k == 3 else "completed")
+    whole = fresh(league.path, anchor="bot-002")
+    monkeypatch.setattr(columns, "_CHUNK", 7)
+    same(fresh(league.path, anchor="bot-002"), whole)
+    with Store.open(league.path) as store:
+        with store._read() as db:
+            assert 34 == len(columns.read_columns(db, GAME, None).match_id)

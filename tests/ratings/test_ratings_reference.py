@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from arena.ratings import (
@@ -122,3 +124,28 @@ def test_margin_sums_fit_like_margin_results(seed: int) -> None:
     names = [table.names[k] for k in met]
     fitted = fit_matrix(names, scores[sorted(met)][:, met], played[met][:, met], anchor=names[0])
     same_ratings(fitted, old.fit_ratings(results, anchor=names[0]))
+
+
+def test_rows_of_one_length_give_the_bits_of_the_general_path():
+    """Matches of equal length sum as a matrix; the sums equal the general path's to the bit."""
+    rng = random.Random(9)
+    names = [f"bot-{k}" for k in range(6)]
+    uniform = [
+        MatchChips(
+            bot_chips={
+                bot: [rng.randint(-60, 60) for _ in range(units)]
+                for bot in rng.sample(names, rng.choice([2, 2, 3, 4]))
+            },
+            big_blind=3,
+            hands_per_unit=rng.choice([1, 2]),
+        )
+        for units in [7] * 30 + [0] * 3
+    ]
+    odd = MatchChips(bot_chips={"bot-0": [1, 2, 3], "bot-1": [4, 5, 6]}, big_blind=2)
+    fast = UnitTable.from_matches(uniform).summary()
+    general = UnitTable.from_matches(uniform + [odd]).summary().take_matches(np.arange(33))
+    assert fast.names == general.names
+    for field in dataclasses.fields(fast):
+        value = getattr(fast, field.name)
+        if isinstance(value, np.ndarray):
+            assert value.tobytes() == getattr(general, field.name).tobytes(), field.name

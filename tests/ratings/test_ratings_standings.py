@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from arena.tournament import Store, compute_standings
-from arena.tournament._columns import parse_int_lists as _parse_int_lists
+from arena.tournament._intlists import parse_int_lists as _parse_int_lists
+from arena.tournament._intlists import parse_joined_lists
 from arena.tournament._standings import standings_from_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -110,13 +111,35 @@ def test_benchmark_database_standings_match_too(tmp_path: Path):
         ["[1.5]"],
         ["[1, 2", "]"],
         [],
+        ["[1, , 2]"],
+        ["[, 1]"],
+        ["[1, ]"],
+        ["[-]"],
+        ["[1-2]"],
+        ["[--1]"],
+        ["[01]"],
+        ["[-01]"],
+        ["[[1]]"],
+        ["]1["],
+        ["[1][2]"],
+        ["[1]", "[]", "[2]"],
+        ["[]", "[5, 6]", "[]"],
+        ["[1] "],
+        [" [1]"],
+        ["[1e5]"],
+        ["[true]"],
+        ["[\u0661]"],
+        ["[" + "9" * 18 + ", -" + "9" * 18 + "]"],
+        ["[" + "9" * 19 + "]"],  # JSON, but not a 64-bit number: refused
+        ["[]", ""],
     ],
 )
 def test_int_list_parser_agrees_with_json(texts: list[str]):
     """The one-pass numpy parser gives what json.loads gives, or raises ValueError as it does."""
     try:
         lists = [json.loads(t) for t in texts]
-        expected = None if any(not all(type(v) is int for v in x) for x in lists) else lists
+        fits = all(type(v) is int and abs(v) < 2**63 for x in lists for v in x)
+        expected = lists if all(isinstance(x, list) for x in lists) and fits else None
     except ValueError:
         expected = None
     if expected is None:
@@ -135,3 +158,38 @@ def test_int_list_parser_on_many_random_lists():
     values, counts = _parse_int_lists([json.dumps(x) for x in lists])
     assert counts.tolist() == [len(x) for x in lists]
     assert np.array_equal(values, np.array([v for x in lists for v in x], dtype=np.int64))
+
+
+def test_lists_back_to_back_parse_like_each_on_its_own():
+    """What one aggregate query returns ("[1, 2][][-3]") parses to the same values and lengths."""
+    rng = random.Random(5)
+    lists = [[rng.randint(-999, 999) for _ in range(rng.choice([0, 1, 4]))] for _ in range(300)]
+    values, counts = parse_joined_lists("".join(json.dumps(x) for x in lists))
+    assert counts.tolist() == [len(x) for x in lists]
+    assert values.tolist() == [v for x in lists for v in x]
+    assert [[], []] == [parse_joined_lists("")[0].tolist(), parse_joined_lists("")[1].tolist()]
+    assert [1, 2, 3] == parse_joined_lists("[1,2][3]")[0].tolist()  # not the store's format
+    for garbage in ("[1, 2", "[1][", "[1]x", "[1.5]", "[[1]]"):
+        with pytest.raises(ValueError):
+            parse_joined_lists(garbage)
+
+
+def test_the_store_is_read_in_aggregate_rows_and_parsed_without_json(tmp_path: Path, monkeypatch):
+    """Item 17: records come in one aggregate row per query, in record order, and no json.loads.
+
+    The mixed database's keys ("m0", "m1", "m10", ...) sort unlike their ids, so a scan in
+    key order (the tournament index) would be caught and read again row by row.
+    """
+    import arena.tournament._intlists as intlists
+
+    def refuse(texts):
+        raise AssertionError("the slow parser was used")
+
+    monkeypatch.setattr(intlists, "_parse_slowly", refuse)
+    statements: list[str] = []
+    with Store.open(mixed_database(tmp_path / "mixed.db", 1)) as store:
+        store._db.set_trace_callback(statements.append)
+        for tournament in (None, "mixed"):
+            assert 40 == compute_standings(store, "fixed_limit", tournament=tournament).matches
+    assert [s for s in statements if "group_concat" in s]
+    assert not [s for s in statements if "ORDER BY r.match_id" in s]
