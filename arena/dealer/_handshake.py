@@ -59,7 +59,7 @@ def hello_record(hello: pb.Hello) -> dict[str, object]:
     }
 
 
-def check_hello(reply: pb.BotMessage) -> tuple[int, str]:
+def check_hello(reply: pb.BotMessage) -> tuple[pb.FaultReason, str]:
     """``(FAULT_REASON_UNSPECIFIED, "")`` for a Hello this dealer accepts, else the fault.
 
     ``protocol_version`` must be this file's major version; 0 (not set) is taken as it.

@@ -283,7 +283,7 @@ class _MatchRunner:
         hand_number: int,
         hand_id: str,
         decision_id: str,
-    ) -> tuple[pb.Action | None, int, str]:
+    ) -> tuple[pb.Action | None, pb.FaultReason, str]:
         """Send the DecisionRequest and wait for the answer within the clock (R23).
 
         Returns the bot's Action, or None with the FaultReason and detail of why there
@@ -292,7 +292,7 @@ class _MatchRunner:
         s = self.settings
         connection = seat.connection
         assert connection is not None
-        view = hand.view(hand.actor)  # type: ignore[arg-type]
+        view = hand.view(hand.actor)  # type: ignore[arg-type]  # asked only while a seat is to act
         request = protocol.decision(
             view,
             decision_id=decision_id,
@@ -339,7 +339,7 @@ class _MatchRunner:
         hand_number: int,
         decision_id: str,
         default: Action,
-        reason: int,
+        reason: pb.FaultReason,
         detail: str,
         code: str,
     ) -> None:

@@ -71,7 +71,7 @@ def _invert(mapping: dict) -> dict:
 class MessageFault(Exception):
     """A bot message that cannot become an engine action; ``reason`` is a FaultReason value."""
 
-    def __init__(self, reason: int, detail: str) -> None:
+    def __init__(self, reason: pb.FaultReason, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail

@@ -232,8 +232,6 @@ async def _run_locked(
     if on_progress is not None:
         on_progress(progress)
     game_type = game_type_of(config.game)
-    elo = EloSystem(k=config.ratings.k, start=config.ratings.start)
-    record_lock = trio.Lock()
     needed = sorted({name for match in pending for name in match.seats})
     async with contextlib.AsyncExitStack() as stack:
         drivers, failed = await _open_bots(config, needed, stack, open_driver)
@@ -243,42 +241,63 @@ async def _run_locked(
             )
             if on_progress is not None:
                 on_progress(progress)
-        per_bot = {name: trio.CapacityLimiter(config.max_tables_per_bot) for name in needed}
-
-        async def play(match: Any) -> None:
-            async with contextlib.AsyncExitStack() as held:
-                for name in sorted(set(match.seats)):  # one global order: no deadlock
-                    await held.enter_async_context(per_bot[name])
-                played = await _play_one(config, match, drivers, observers)
-            async with record_lock:
-                await trio.to_thread.run_sync(
-                    _record, store, tournament_id, config, match, played, game_type, elo
-                )
-                progress.done += 1
-                progress.last_match = match.key
-                if observers.on_match_finished is not None:
-                    observers.on_match_finished(f"{config.name}/{match.key}", played.result)
-                if on_progress is not None:
-                    on_progress(progress)
-
-        queue = iter(pending)  # shared by the workers: each match is taken exactly once
-
-        async def worker() -> None:
-            for match in queue:
-                await play(match)
-
-        try:
-            async with trio.open_nursery() as nursery:  # `concurrency` tables at once
-                for _ in range(min(config.concurrency, len(pending))):
-                    nursery.start_soon(worker)
-        except BaseExceptionGroup as group:  # one worker's error stops them all: say that one
-            error = expected_error(group, (TournamentError, StoreError))
-            if error is None:
-                raise
-            raise error from None
+        await _play_all(
+            config, store, pending, drivers, observers, progress, on_progress, game_type
+        )
     if not progress.not_started:  # forfeits left: the tournament is not finished yet
         store.finish_tournament(tournament_id)
     return progress
+
+
+async def _play_all(
+    config: TournamentConfig,
+    store: Store,
+    pending: Sequence[Any],
+    drivers: dict[str, BotDriver],
+    observers: Observers,
+    progress: Progress,
+    on_progress: Callable[[Progress], None] | None,
+    game_type: str,
+) -> None:
+    """Play ``pending`` on ``concurrency`` tables at once, each bot at no more than
+    ``max_tables_per_bot``; each match is recorded (and live Elo moved) as it ends, one
+    at a time, so the ratings before a match are the ones stored."""
+    elo = EloSystem(k=config.ratings.k, start=config.ratings.start)
+    record_lock = trio.Lock()
+    needed = {name for match in pending for name in match.seats}
+    per_bot = {name: trio.CapacityLimiter(config.max_tables_per_bot) for name in needed}
+
+    async def play(match: Any) -> None:
+        async with contextlib.AsyncExitStack() as held:
+            for name in sorted(set(match.seats)):  # one global order: no deadlock
+                await held.enter_async_context(per_bot[name])
+            played = await _play_one(config, match, drivers, observers)
+        async with record_lock:
+            await trio.to_thread.run_sync(
+                _record, store, progress.tournament_id, config, match, played, game_type, elo
+            )
+            progress.done += 1
+            progress.last_match = match.key
+            if observers.on_match_finished is not None:
+                observers.on_match_finished(f"{config.name}/{match.key}", played.result)
+            if on_progress is not None:
+                on_progress(progress)
+
+    queue = iter(pending)  # shared by the workers: each match is taken exactly once
+
+    async def worker() -> None:
+        for match in queue:
+            await play(match)
+
+    try:
+        async with trio.open_nursery() as nursery:  # `concurrency` tables at once
+            for _ in range(min(config.concurrency, len(pending))):
+                nursery.start_soon(worker)
+    except BaseExceptionGroup as group:  # one worker's error stops them all: say that one
+        cause = expected_error(group, (TournamentError, StoreError))
+        if cause is None:
+            raise
+        raise cause from None
 
 
 async def _forfeit_unstarted(
@@ -381,7 +400,7 @@ async def _play_recorded(
 
 def _early_stop(config: TournamentConfig, block: int) -> Callable[[MatchResult], bool]:
     """SPRT on seat 0's chips per duplicate block: H0 no edge, H1 an edge of 200 mbb/hand."""
-    test = ChipSprt(0.0, 200.0, big_blind=config.game.big_blind, hands_per_unit=block)  # type: ignore[arg-type]
+    test = ChipSprt(0.0, 200.0, big_blind=config.game.big_blind, hands_per_unit=block)  # type: ignore[arg-type]  # GameConfig always fills big_blind
     seen = [0]
 
     def stop(result: MatchResult) -> bool:
@@ -428,7 +447,7 @@ def _record(
             tournament_id,
             match.key,
             game_type=game_type,
-            big_blind=config.game.big_blind,  # type: ignore[arg-type]
+            big_blind=config.game.big_blind,  # type: ignore[arg-type]  # GameConfig always fills big_blind
             duplicate_block=block,
             result_summary=played.summary,
             seats=seats,
