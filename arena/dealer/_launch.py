@@ -180,6 +180,21 @@ class LaunchedBot:
             argv, memory_limit_mb=self.memory_limit_mb, cpu_seconds=self.cpu_seconds
         )
 
+    def _prepare_logs(self) -> None:
+        """Set the paths of the bot's stdout and stderr logs; a restart keeps the old ones.
+
+        The logs of the run that died are renamed ``NAME.stderr.N.log`` (N the restart),
+        so the reason a bot crashed survives its restart.
+        """
+        log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{safe_name(self.name)}-"))
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.stdout_log = log_dir / f"{safe_name(self.name)}.stdout.log"
+        self.stderr_log = log_dir / f"{safe_name(self.name)}.stderr.log"
+        if self.restarts:  # keep the logs of the run that died
+            for log in (self.stdout_log, self.stderr_log):
+                if log.exists():
+                    log.rename(log.with_suffix(f".{self.restarts}.log"))
+
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the process (its log tasks go in ``nursery``) and wait until it is healthy.
 
@@ -195,14 +210,7 @@ class LaunchedBot:
         except BaseException:
             self._remove_socket_dir()
             raise
-        log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{safe_name(self.name)}-"))
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.stdout_log = log_dir / f"{safe_name(self.name)}.stdout.log"
-        self.stderr_log = log_dir / f"{safe_name(self.name)}.stderr.log"
-        if self.restarts:  # keep the logs of the run that died
-            for log in (self.stdout_log, self.stderr_log):
-                if log.exists():
-                    log.rename(log.with_suffix(f".{self.restarts}.log"))
+        self._prepare_logs()
         env = {
             **os.environ,
             **self.env,
