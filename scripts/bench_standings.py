@@ -47,11 +47,26 @@ def bot_names(bots: int) -> list[str]:
     return [f"bot-{k:03d}" for k in range(bots)]
 
 
-def record(store: Store, tournament_id: int, row: dict, units: int, rng: random.Random) -> None:
-    """Record one scheduled heads-up match: bot ``k`` is ``k * 5`` mbb/hand stronger than bot 0."""
+def record(
+    store: Store,
+    tournament_id: int,
+    row: dict,
+    units: int,
+    rng: random.Random,
+    elo: dict[str, float],
+) -> None:
+    """Record one scheduled heads-up match and its Elo updates, as a tournament does.
+
+    Bot ``k`` is ``k * 5`` mbb/hand stronger than bot 0.
+    """
     a, b = (int(bot.removeprefix("bot-")) for bot in row["seats"])
     edge = (b - a) * 5 * HANDS_PER_UNIT * 2 / 1000.0  # chips per block, big blind 2
     chips = [round(rng.gauss(-edge, 12.0)) for _ in range(units)]
+    first, second = row["seats"]
+    before = (elo.get(first, 1500.0), elo.get(second, 1500.0))
+    score = 1.0 if sum(chips) > 0 else 0.0 if sum(chips) < 0 else 0.5
+    change = 16.0 * (score - 1.0 / (1.0 + 10 ** ((before[1] - before[0]) / 400.0)))
+    elo[first], elo[second] = before[0] + change, before[1] - change
     seats = [
         {"bot": row["seats"][0], "seat": 0, "chips": sum(chips), "hands": row["hands"]},
         {"bot": row["seats"][1], "seat": 1, "chips": -sum(chips), "hands": row["hands"]},
@@ -67,6 +82,10 @@ def record(store: Store, tournament_id: int, row: dict, units: int, rng: random.
         result_summary={"hands_played": row["hands"], "reason": "completed"},
         seats=seats,
         records_dir="-",
+        rating_updates=[
+            (first, "elo", GAME_TYPE, before[0], elo[first]),
+            (second, "elo", GAME_TYPE, before[1], elo[second]),
+        ],
     )
 
 
@@ -84,8 +103,8 @@ def schedule(bots: int, matches: int, units: int, rng: random.Random, prefix: st
 def build_database(path: Path, *, bots: int, matches: int, units: int, seed: int = 1) -> Path:
     """A database of ``matches`` heads-up duplicate matches between ``bots`` bots.
 
-    Each block's chips are the stronger bot's edge plus noise. Synchronous writes are
-    off: this is a throwaway benchmark file.
+    Each block's chips are the stronger bot's edge plus noise; Elo is updated after each
+    match, as a tournament does. Synchronous writes are off: a throwaway benchmark file.
     """
     rng = random.Random(seed)
     rows = schedule(bots, matches, units, rng, "m")
@@ -93,15 +112,16 @@ def build_database(path: Path, *, bots: int, matches: int, units: int, seed: int
     with Store.open(path) as store:
         store._db.execute("PRAGMA synchronous = OFF")
         tournament_id = store.create_tournament("bench", json.dumps(config), rows)
+        elo: dict[str, float] = {}
         for row in rows:
-            record(store, tournament_id, row, units, rng)
+            record(store, tournament_id, row, units, rng, elo)
     return path
 
 
 def cached_database(bots: int, matches: int, units: int) -> Path:
     folder = Path(tempfile.gettempdir()) / "arena-bench-standings"
     folder.mkdir(exist_ok=True)
-    path = folder / f"b{bots}-m{matches}-u{units}.db"
+    path = folder / f"b{bots}-m{matches}-u{units}-elo.db"
     if not path.exists():
         partial = path.with_suffix(".partial")
         for stale in folder.glob(partial.name + "*"):
@@ -158,9 +178,10 @@ def time_live(path: Path, *, bots: int, units: int, refits: int) -> tuple[float,
         with Store.open(copy) as store:
             tournament_id = store.create_tournament("live", "{}", rows)
             compute_standings(store, GAME_TYPE, anchor=ANCHOR)  # the first refit reads it all
+            elo = store.current_ratings("elo", GAME_TYPE)
             times = []
             for row in rows:
-                record(store, tournament_id, row, units, rng)
+                record(store, tournament_id, row, units, rng, elo)
                 times.append(timed(lambda: compute_standings(store, GAME_TYPE, anchor=ANCHOR)))
     return min(times), statistics.median(times)
 

@@ -12,10 +12,11 @@ they were gathered.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache, partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -169,9 +170,8 @@ class UnitSummary:
         lo, hi = met // n, met % n
         first, second = np.concatenate((lo, hi)), np.concatenate((hi, lo))
         order = np.lexsort((second, first))
-        names = np.array(self.bots, dtype=object)
-        keys = list(zip(names[first[order]].tolist(), names[second[order]].tolist(), strict=True))
-        return keys, order
+        table = _pair_keys(self.bots)
+        return list(map(table.__getitem__, (first[order] * n + second[order]).tolist())), order
 
     def pair_win_rates(self) -> dict[tuple[str, str], WinRate]:
         """Every ordered pair's mbb/hand with its 95% interval (see ``pair_win_rates``)."""
@@ -188,7 +188,8 @@ class UnitSummary:
             np.concatenate((ci, ci))[order].tolist(),
             strict=True,
         )
-        return dict(zip(keys, map(WinRate._make, rates), strict=True))
+        # WinRate is a NamedTuple: made as a tuple, without its Python-level __new__
+        return dict(zip(keys, map(partial(tuple.__new__, WinRate), rates), strict=True))
 
     def los_matrix(self) -> dict[tuple[str, str], float]:
         """LOS of ``a`` over ``b`` from the per-unit pair results (see ``chip_los_matrix``)."""
@@ -202,8 +203,9 @@ class UnitSummary:
         fixed = np.where(c < 2, 0.5, np.where(mu > 0, 1.0, np.where(mu < 0, 0.0, 0.5)))
         forward = np.where(spread, 0.0, fixed)
         backward = np.where(spread, 0.0, 1.0 - fixed)
-        forward[spread] = [0.5 * math.erfc(x) for x in z[spread].tolist()]
-        backward[spread] = [0.5 * math.erfc(-x) for x in z[spread].tolist()]
+        tails = z[spread]
+        forward[spread] = 0.5 * np.fromiter(map(math.erfc, tails.tolist()), float, len(tails))
+        backward[spread] = 0.5 * np.fromiter(map(math.erfc, (-tails).tolist()), float, len(tails))
         values = np.concatenate((forward, backward))
         keys, order = self._both_ways
         return dict(zip(keys, values[order].tolist(), strict=True))
@@ -224,6 +226,12 @@ class UnitSummary:
         scores += np.bincount(backward, games - won * weight, n * n)
         played = np.bincount(forward, games, n * n) + np.bincount(backward, games, n * n)
         return scores.reshape(n, n), played.reshape(n, n)
+
+
+@lru_cache(maxsize=4)
+def _pair_keys(bots: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(bots[i], bots[j])`` at ``i * n + j``: made once for a live leaderboard's refits."""
+    return list(itertools.product(bots, repeat=2))
 
 
 def take_rows(row_match: Ints) -> Ints:

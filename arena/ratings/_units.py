@@ -32,8 +32,10 @@ Floats = NDArray[np.float64]
 class UnitTable:
     """Seat rows of many matches: who sat there and the chips won in each unit.
 
-    ``names`` are the bots, sorted. Seat row ``s`` is bot ``names[seat_bot[s]]`` in match
-    ``seat_match[s]``; the seat rows of one match are consecutive, in seat order. Its
+    ``names`` are the bots (sorted by :meth:`from_matches`; in any order, results come
+    out by name, over the bots with a seat row). Seat row ``s`` is bot
+    ``names[seat_bot[s]]`` in match ``seat_match[s]``; the seat rows of one match are
+    consecutive, in seat order. Its
     units are ``units[offsets[s]:offsets[s + 1]]`` (every seat of a match has the same
     number of units). Match ``m`` has big blind ``big_blind[m]`` and ``hands_per_unit[m]``
     hands per unit. See :class:`~arena.ratings.MatchChips` for what a unit is.
@@ -208,7 +210,7 @@ class UnitTable:
         """Per-pair sums of the margin-scored results of every unit (see ``margin_results``).
 
         Returns ``(scores, played)`` as :func:`~arena.ratings.fit_matrix` takes them, over
-        ``names`` (every name with a seat row): each unit of each pair at an ``n``-seat
+        the sorted names with a seat row: each unit of each pair at an ``n``-seat
         table is a result of weight ``1 / (n - 1)`` scored ``0.5 + 0.5 tanh(margin /
         scale_mbb)``.
         """

@@ -17,7 +17,7 @@ import threading
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,21 +31,9 @@ from arena.tournament._store import MatchRow, Store
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
 
-_MAX_REREAD = 500
+_MAX_REREAD = 500  # re-read ids named in one query; more, and everything is read again
 _CHUNK = 1000  # matches read, parsed and summed at a time
-_PLACEHOLDER = f"m.reason IS '{NOT_STARTED}'"  # re-read ids named in one query; more, and everything is read again
-
-
-_COLUMNS = (
-    "match_id",
-    "completed",
-    "placeholder",
-    "kept_units",
-    "chips",
-    "hands",
-    "faults",
-    "gone",
-)
+_PLACEHOLDER = f"m.reason IS '{NOT_STARTED}'"
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,7 +159,8 @@ class MatchColumns:
     @classmethod
     def concat(cls, parts: Sequence[MatchColumns]) -> MatchColumns:
         """The matches of every part, in order (see :meth:`UnitSummary.concat`)."""
-        joined = {name: np.concatenate([getattr(p, name) for p in parts]) for name in _COLUMNS}
+        names = [field.name for field in fields(cls) if field.name != "summary"]
+        joined = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
         return cls(**joined, summary=UnitSummary.concat([p.summary for p in parts]))
 
     def take_matches(self, order: Ints) -> MatchColumns:

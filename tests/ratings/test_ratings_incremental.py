@@ -194,6 +194,5 @@ def test_reading_in_chunks_gives_the_same_bits(league: League, monkeypatch) -> N
     whole = fresh(league.path, anchor="bot-002")
     monkeypatch.setattr(columns, "_CHUNK", 7)
     same(fresh(league.path, anchor="bot-002"), whole)
-    with Store.open(league.path) as store:
-        with store._read() as db:
-            assert 34 == len(columns.read_columns(db, GAME, None).match_id)
+    with Store.open(league.path) as store, store._read() as db:
+        assert 34 == len(columns.read_columns(db, GAME, None).match_id)

@@ -143,7 +143,7 @@ def test_rows_of_one_length_give_the_bits_of_the_general_path():
     ]
     odd = MatchChips(bot_chips={"bot-0": [1, 2, 3], "bot-1": [4, 5, 6]}, big_blind=2)
     fast = UnitTable.from_matches(uniform).summary()
-    general = UnitTable.from_matches(uniform + [odd]).summary().take_matches(np.arange(33))
+    general = UnitTable.from_matches([*uniform, odd]).summary().take_matches(np.arange(33))
     assert fast.names == general.names
     for field in dataclasses.fields(fast):
         value = getattr(fast, field.name)
