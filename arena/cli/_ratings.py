@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.cli._rating_systems import pick_system, ranked, stored_pair_results
+from arena.plugins import RatingSystem
 from arena.ratings import check_rating_setting
 from arena.tournament import Standings, Store, StoreError, TournamentConfig, compute_standings
 from arena.tournament._standings import StandingsRefresher, open_reader, stored_anchor
@@ -249,6 +251,15 @@ def _anchor_for(
 @click.option(
     "--live-elo", is_flag=True, help="Also show the incremental Elo (it has no interval)."
 )
+@click.option(
+    "--system",
+    "system_name",
+    default=None,
+    metavar="NAME",
+    help="Rate with this rating system from the plugins (arena_rating_systems: elo, bt-fit, "
+    "or one a plugin adds) instead of the leaderboard.",
+)
+@click.option("--no-plugins", is_flag=True, help="With --system: only the built-in rating systems.")
 def ratings_command(
     database: Path,
     game_type: str | None,
@@ -258,15 +269,21 @@ def ratings_command(
     show_los: bool,
     show_pairs: bool,
     live_elo: bool,
+    system_name: str | None,
+    no_plugins: bool,
 ) -> None:
     """Print the leaderboard from the database: Elo and mbb/hand, every figure with its interval."""
     if not database.is_file():
         raise click.ClickException(
             f"{database}: no such database (run a tournament first, or pass --db)"
         )
+    system = None if system_name is None else pick_system(system_name, no_plugins=no_plugins)
     console = Console()
     try:
         with Store.open(database, create=False) as store:
+            if system is not None:
+                _print_system_ratings(console, store, system, game_type, tournament_name)
+                return
             _print_ratings(
                 console,
                 store,
@@ -283,6 +300,37 @@ def ratings_command(
         raise click.ClickException(f"{message} (is it a corrupt arena database?)") from None
 
 
+def _game_types(store: Store, game_type: str | None) -> list[str]:
+    """The game types to show: the one asked for, else every one stored."""
+    types = [game_type] if game_type else sorted({row.game_type for row in store.match_rows()})
+    if not types:
+        raise click.ClickException(f"{store.path}: no matches recorded yet")
+    return types
+
+
+def _print_system_ratings(
+    console: Console,
+    store: Store,
+    system: RatingSystem,
+    game_type: str | None,
+    tournament: str | None,
+) -> None:
+    """``--system``: one table per game type, the system's rating of each bot, best first."""
+    for kind in _game_types(store, game_type):
+        results, matches = stored_pair_results(store, kind, tournament)
+        ratings = system.rate(results) if results else {}
+        if not ratings:
+            console.print(f"{kind}: no matches", markup=False, highlight=False)
+            continue
+        table = _table(f"{kind}: {matches} matches, rating system {system.name}")
+        table.add_column("#", justify="right", no_wrap=True)
+        _name_column(table)
+        _figure_column(table, "rating")
+        for rank, (bot, shown) in enumerate(ranked(ratings), 1):
+            table.add_row(str(rank), Text(bot), shown)
+        console.print(table)
+
+
 def _print_ratings(
     console: Console,
     store: Store,
@@ -295,10 +343,7 @@ def _print_ratings(
     show_pairs: bool,
     live_elo: bool,
 ) -> None:
-    types = [game_type] if game_type else sorted({row.game_type for row in store.match_rows()})
-    if not types:
-        raise click.ClickException(f"{store.path}: no matches recorded yet")
-    for kind in types:
+    for kind in _game_types(store, game_type):
         unpinned = compute_standings(store, kind, tournament=tournament)
         if not unpinned.rows:
             console.print(f"{kind}: no matches", markup=False, highlight=False)

@@ -61,11 +61,12 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 class RatingSystem(Protocol):
     """A way to rate bots from match results (Elo, a Bradley-Terry batch fit, ...).
 
-    ``name`` is how users pick it (``"elo"``, ``"bt-fit"``); ``rate`` takes pairwise
-    results (:class:`arena.ratings.PairResult`: two bots and the first one's score,
-    as :func:`arena.ratings.pairwise_results` makes them from a match's chips) in the
-    order they were played and returns a rating per bot name: a number, or a
-    :class:`arena.ratings.Rating` with its interval.
+    ``name`` is how users pick it (``arena ratings --system elo``); ``rate`` takes
+    pairwise results (:class:`arena.ratings.PairResult`: two bots, the first one's
+    score and a weight, as :func:`arena.ratings.pairwise_results` makes them from a
+    match's chips, plus a loss for a bot absent at the end of a match cut short) in
+    the order the matches were recorded, and returns a rating per bot name: a number,
+    or a :class:`arena.ratings.Rating` with its interval.
     """
 
     @property
@@ -106,9 +107,12 @@ def arena_make_driver(
 def arena_rating_systems() -> list[RatingSystem]:  # type: ignore[empty-body]  # a spec: pluggy calls the implementations, never this body
     """The rating systems this plugin provides (an empty list if none).
 
-    Called when ratings are computed or listed. 1:N: every plugin adds its own; when
-    two provide the same ``name``, the one called first wins (third-party plugins
-    are called before the built-in Elo and batch fit, so they may replace them).
+    Called by ``arena ratings --system NAME``, which hands the system of that name
+    every stored match of each game type (see :class:`RatingSystem`) and prints its
+    ratings. 1:N: every plugin adds its own; when two provide the same ``name``, the
+    one called first wins (third-party plugins are called before the built-in Elo and
+    batch fit, so they may replace them). The leaderboard and the live Elo a
+    tournament stores are arena's own and do not go through this hook.
     """
 
 
