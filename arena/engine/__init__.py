@@ -31,8 +31,6 @@ from arena.engine._eval import describe as describe
 from arena.engine._eval import evaluate as evaluate
 from arena.engine._eval import evaluate5 as evaluate5
 from arena.engine._eval import qualifies_jacks_or_better as qualifies_jacks_or_better
-from arena.engine._hand import BlindPlan as BlindPlan
-from arena.engine._hand import ForcedPost as ForcedPost
 from arena.engine._hand import Hand as Hand
 from arena.engine._phase import LegalActions as LegalActions
 from arena.engine._phase import Phase as Phase
@@ -77,6 +75,8 @@ from arena.engine._seating import SeatInfo as SeatInfo
 from arena.engine._seating import SeatState as SeatState
 from arena.engine._seating import TableError as TableError
 from arena.engine._seating import TableStatistics as TableStatistics
+from arena.engine._start import BlindPlan as BlindPlan
+from arena.engine._start import ForcedPost as ForcedPost
 from arena.engine._table import Table as Table
 from arena.engine._view import SeatView as SeatView
 

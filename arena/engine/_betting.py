@@ -95,13 +95,14 @@ class BettingRounds:
         self.fixed = config.structure is _FIXED
         self.jacks = config.opening is Opening.JACKS_OR_BETTER
         self.live = n
-        self.street = 1
         self.current_bet = opening_bet  # the big blind (R6), or 0 in an ante game
         self.min_increment = opening_bet
         self.bets_made = 1 if opening_bet else 0
-        self.faced: list[int | None] = [None] * n
-        self.aggressor: int | None = None
         self.aggressor_round1: int | None = None
+        # street, faced and aggressor are set by start(), which begins each round
+        self.street: int
+        self.faced: list[int | None]
+        self.aggressor: int | None
         self.opener: int | None = None
         self.opener_hand: tuple[Card, ...] = ()
 
@@ -251,9 +252,7 @@ class BettingRounds:
         if to_call <= 0:  # a check; inlined from check(): this is the hottest path
             self.faced[seat] = current
             self.events.append(Checked(seat))
-            if self.live == 1:
-                return None
-            return self._next_to_act((seat + 1) % self.n)
+            return self._next_to_act((seat + 1) % self.n)  # live > 1: see _after
         stack = self.stacks[seat]
         amount = to_call if to_call < stack else stack
         self.stacks[seat] = stack - amount
@@ -261,9 +260,7 @@ class BettingRounds:
         self.committed[seat] += amount
         self.faced[seat] = current
         self.events.append(Called(seat, amount, bets[seat], amount == stack))
-        if self.live == 1:  # _after(), inlined on the hottest path
-            return None
-        return self._next_to_act((seat + 1) % self.n)
+        return self._next_to_act((seat + 1) % self.n)  # live > 1: see _after
 
     def raise_to(self, seat: int, amount: int) -> int | None:
         """Bet or raise *to* ``amount``; :meth:`verify_raise` has accepted it."""
@@ -289,7 +286,11 @@ class BettingRounds:
     # --- the machinery -------------------------------------------------------------
 
     def _after(self, seat: int) -> int | None:
-        """The next seat to act after ``seat``; None when the round is over or won (R18)."""
+        """The next seat to act after ``seat``; None when the round is over or won (R18).
+
+        Only a fold can leave one live seat, and the hand ends at once when it does, so
+        a check or a call never finds ``live == 1`` and goes straight to the next seat.
+        """
         if self.live == 1:
             return None
         return self._next_to_act((seat + 1) % self.n)

@@ -42,7 +42,12 @@ class Draw:
         set_aside: list[Card],
         draw_counts: list[int | None],
         events: list[Event],
+        order: list[int],
+        keeper: int | None,
     ) -> None:
+        """The draw begins: ``order`` is the live seats from the button's left (R15), the
+        first of them draws first; ``keeper`` is the Jackpots opener, whose discards are
+        set aside to prove openers (R29), or None."""
         self.max_draw = max_draw
         self.holes = holes
         self.deck = deck
@@ -50,20 +55,9 @@ class Draw:
         self.set_aside = set_aside
         self.draw_counts = draw_counts
         self.events = events
-        self.order: list[int] = []
-        self.pos = 0
-        self.keeper: int | None = None  # the opener in a Jackpots game: discards set aside
-
-    def start(self, clockwise: Sequence[int], folded: Sequence[bool], keeper: int | None) -> int:
-        """Start the draw for the live seats of ``clockwise``; returns the first to draw.
-
-        ``keeper`` is the Jackpots opener, whose discards are set aside to prove
-        openers (R29), or None.
-        """
-        self.order = [seat for seat in clockwise if not folded[seat]]
+        self.order = order
         self.pos = 0
         self.keeper = keeper
-        return self.order[0]
 
     def verify_discard(self, seat: int, discarded: Sequence[Card]) -> None:
         """At most ``max_draw`` distinct cards, each held by ``seat`` (R15)."""
@@ -83,8 +77,9 @@ class Draw:
         """Discard ``discarded`` (verified) and draw as many (R15, R17); the next to draw or None."""
         count = len(discarded)
         if count:
-            hole = self.holes[seat]
-            kept = [card for card in hole if card not in discarded]
+            kept = self.holes[seat].copy()
+            for card in discarded:  # held and distinct (verified); fewer steps than a comprehension
+                kept.remove(card)
             deck = self.deck
             drawn = deck.deal(count) if len(deck) > count else self._deal_replacements(seat, count)
             kept += drawn
@@ -92,7 +87,7 @@ class Draw:
             if seat == self.keeper:
                 self.set_aside.extend(discarded)  # R29: kept to prove openers
             else:
-                self.muck.extend([(seat, card) for card in discarded])
+                self.muck.extend(zip([seat] * count, discarded, strict=True))  # (owner, card)
             self.events.append(CardsDrawn(seat, discarded, tuple(drawn)))
         else:
             self.events.append(CardsDrawn(seat, (), ()))

@@ -14,7 +14,7 @@ maps them to its chairs (and handles empty seats and the dead button, R20).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from operator import sub
 
 from arena.engine._betting import BettingRounds
 from arena.engine._cards import Card, format_cards
@@ -29,44 +29,21 @@ from arena.engine._records import (
     FOLD,
     STAND_PAT,
     Action,
-    AntePosted,
     BetRaise,
-    BlindKind,
-    BlindPosted,
     Call,
     Check,
     Discard,
     Event,
     Fold,
     HandDead,
-    HoleCardsDealt,
 )
 from arena.engine._showdown import award_uncontested, prove_openers, showdown
+from arena.engine._start import BlindPlan, deal, post_antes, post_blinds
 from arena.engine._view import SeatView, view_of
 
 _DRAW = Phase.DRAW
 _OVER = Phase.OVER
 _ROW = {phase: (event, street) for phase, event, street in PHASE_ORDER}
-
-
-class ForcedPost(NamedTuple):
-    """A post the table demands of a seat (R21, R22): ``live`` counts as its bet, ``dead`` does not."""
-
-    seat: int
-    live: int = 0
-    dead: int = 0
-
-
-class BlindPlan(NamedTuple):
-    """Who posts which blind, when the table overrides the plain R6/R7 positions.
-
-    ``small_blind_seat`` is None when the small blind is dead (R20: its seat emptied).
-    Betting before the draw starts left of ``big_blind_seat`` (R10).
-    """
-
-    big_blind_seat: int
-    small_blind_seat: int | None = None
-    extra_posts: tuple[ForcedPost, ...] = ()
 
 
 class Hand:
@@ -136,13 +113,13 @@ class Hand:
         self._reveal_all = config.showdown_reveal is ShowdownReveal.ALL
         self.n = n
         self.button = button
-        self._clockwise = [(button + 1 + k) % n for k in range(n)]  # from the button's left
+        self._clockwise = [*range(button + 1, n), *range(button + 1)]  # from the button's left
         self.starting_stacks: tuple[int, ...] = tuple(stacks)
         self.stacks: list[int] = list(stacks)
         self.bets: list[int] = [0] * n
         self.committed: list[int] = [0] * n
         self.folded: list[bool] = [False] * n
-        self.holes: list[list[Card]] = [[] for _ in range(n)]
+        self.holes: list[list[Card]]  # dealt by _start
         self.draw_counts: list[int | None] = [None] * n
         self.events: list[Event] = []
         self.deck = deck
@@ -383,7 +360,7 @@ class Hand:
         closing = enter is None
         while True:
             if closing:
-                if _ROW[phase][1]:  # a betting round closes
+                if _ROW[phase][1]:  # a betting round closes (its street is not 0)
                     if betting.live == 1:
                         self._end_uncontested()
                         return
@@ -403,7 +380,7 @@ class Hand:
                 actor: int | None = self._start_draw(betting.opener if self._jacks else None)
             else:
                 if street == 2:
-                    first = (self.button + 1) % self.n
+                    first = self._clockwise[0]  # the button's left
                     if (
                         self.config.forced_bets is ForcedBets.ANTES
                         and betting.aggressor_round1 is not None
@@ -415,8 +392,11 @@ class Hand:
                 return
 
     def _start_draw(self, keeper: int | None) -> int:
-        """The draw's state is made when the draw begins: many hands end before it."""
-        self._draw = draw = Draw(
+        """The draw's state is made when the draw begins (many hands end before it); the
+        first seat to draw."""
+        folded = self.folded
+        order = [seat for seat in self._clockwise if not folded[seat]]
+        self._draw = Draw(
             self.config.max_draw,
             self.holes,
             self.deck,
@@ -424,8 +404,10 @@ class Hand:
             self._set_aside,
             self.draw_counts,
             self.events,
+            order,
+            keeper,
         )
-        return draw.start(self._clockwise, self.folded, keeper)
+        return order[0]
 
     def _require_actor(self) -> int:
         seat = self.actor
@@ -443,92 +425,37 @@ class Hand:
         if self.phase is not _DRAW:
             raise IllegalActionError(Reason.WRONG_PHASE, "discards are only made at the draw")
 
-    # --- the start: forced bets and the deal ---------------------------------------
+    # --- the start: forced bets and the deal (see _start.py) --------------------------
 
     def _start(self, blinds: BlindPlan | None) -> None:
-        left = (self.button + 1) % self.n
-        if self.config.ante:
-            self._post_antes(left)
-        first_actor = left
-        if self.config.forced_bets is ForcedBets.BLINDS:
-            first_actor = self._post_blinds(blinds, left)
-        self._deal()
         config = self.config
-        opening_bet = config.big_blind if config.forced_bets is ForcedBets.BLINDS else 0
+        clockwise = self._clockwise
+        stacks, bets, committed, events = self.stacks, self.bets, self.committed, self.events
+        if config.ante:
+            post_antes(config.ante, clockwise, stacks, committed, events)
+        first_actor = clockwise[0]
+        opening_bet = 0
+        if config.forced_bets is ForcedBets.BLINDS:
+            first_actor, self._dead_posted = post_blinds(
+                config, blinds, self.button, stacks, bets, committed, events
+            )
+            opening_bet = config.big_blind  # type: ignore[assignment]
+        self.holes = holes = deal(self.deck, clockwise, events)
         self._betting = BettingRounds(
             config,
-            self.stacks,
-            self.bets,
-            self.committed,
+            stacks,
+            bets,
+            committed,
             self.folded,
-            self.holes,
-            self.events,
+            holes,
+            events,
             self._muck,
             self._set_aside,
             self.carried_pot,
             self._joker,
-            opening_bet,  # type: ignore[arg-type]
+            opening_bet,
         )
-        self._next_phase(enter=PHASE_ORDER[0][0], first=first_actor)
-
-    def _post_antes(self, left: int) -> None:
-        """Everyone antes, clockwise from the button's left (R27)."""
-        n = self.n
-        ante = self.config.ante
-        events = self.events
-        for k in range(n):
-            seat = (left + k) % n
-            events.append(AntePosted(seat, self._post(seat, ante, live=False)))
-
-    def _post_blinds(self, blinds: BlindPlan | None, left: int) -> int:
-        """Small and big blind (R6, R7) and the table's extra posts (R21, R22); returns
-        the seat the first betting round starts from (left of the big blind, R10)."""
-        config = self.config
-        n = self.n
-        events = self.events
-        if blinds is None:
-            if n == 2:  # R7: the button posts the small blind
-                blinds = BlindPlan(left, self.button)
-            else:
-                blinds = BlindPlan((left + 1) % n, left)
-        if blinds.small_blind_seat is not None:
-            seat = blinds.small_blind_seat
-            paid = self._post(seat, config.small_blind, True)  # type: ignore[arg-type]
-            events.append(BlindPosted(seat, paid, BlindKind.SMALL))
-        seat = blinds.big_blind_seat
-        paid = self._post(seat, config.big_blind, True)  # type: ignore[arg-type]
-        events.append(BlindPosted(seat, paid, BlindKind.BIG))
-        for post in blinds.extra_posts:
-            if post.live:
-                paid = self._post(post.seat, post.live, True)
-                events.append(BlindPosted(post.seat, paid, BlindKind.BIG))
-            if post.dead:
-                paid = self._post(post.seat, post.dead, live=False)
-                events.append(BlindPosted(post.seat, paid, BlindKind.DEAD_SMALL, dead=True))
-                if self._dead_posted is None:
-                    self._dead_posted = [0] * n
-                self._dead_posted[post.seat] += paid  # R22: the pot's, not the seat's
-        return (blinds.big_blind_seat + 1) % n
-
-    def _post(self, seat: int, amount: int, live: bool) -> int:
-        """Move up to ``amount`` from the stack; all-in for less when short (R14)."""
-        stack = self.stacks[seat]
-        paid = amount if amount < stack else stack
-        self.stacks[seat] = stack - paid
-        self.committed[seat] += paid
-        if live:
-            self.bets[seat] += paid
-        return paid
-
-    def _deal(self) -> None:
-        """Five cards each, one at a time, clockwise from the button's left (R9)."""
-        n = self.n
-        cards = self.deck.deal(5 * n)
-        holes = self.holes
-        events = self.events
-        for k, seat in enumerate(self._clockwise):
-            hole = holes[seat] = cards[k::n]
-            events.append(HoleCardsDealt(seat, tuple(hole)))
+        self._next_phase(PHASE_ORDER[0][0], first_actor)
 
     # --- the end: pots, shown cards, settlement ---------------------------------------
 
@@ -575,9 +502,7 @@ class Hand:
             raise EngineInvariantError(f"awarded {total_awarded} of a pot of {expected} (R26)")
         for seat, amount in awards.items():
             stacks[seat] += amount
-        self.payoffs = [
-            after - before for after, before in zip(stacks, self.starting_stacks, strict=True)
-        ]
+        self.payoffs = list(map(sub, stacks, self.starting_stacks))
         if not self.dead:
             self.committed = [0] * self.n
             self.carried_pot = 0

@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from arena.engine._config import ForcedBets, GameConfig
 from arena.engine._deck import Deck
 from arena.engine._errors import EngineInvariantError
-from arena.engine._hand import BlindPlan, ForcedPost, Hand
+from arena.engine._hand import Hand
 from arena.engine._seating import (
     BustPolicy,
     DealPlan,
@@ -73,6 +73,7 @@ from arena.engine._seating import (
     button_index,
     clockwise,
 )
+from arena.engine._start import BlindPlan, ForcedPost
 
 _EMPTY = SeatState.EMPTY
 _ACTIVE = SeatState.ACTIVE
