@@ -231,6 +231,7 @@ class LaunchedBot:
             self._remove_socket_dir()
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: {error}") from error
         self._pgid = self.process.pid  # it leads a new session, so its group has its pid
+        assert self.stdout_log is not None and self.stderr_log is not None  # _prepare_logs
         stdout, stderr = (
             Log(self.stdout_log, self.log_limit_bytes),
             Log(self.stderr_log, self.log_limit_bytes),

@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache, partial
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -161,7 +162,7 @@ class UnitSummary:
         total = np.where(a < b, self.pair_total, -self.pair_total)
         count = self.pair_count
         hands = np.bincount(keys, count * self.hands_per_unit[self.pair_match], n * n)
-        return combine(keys, count, total, self.pair_m2, n * n), hands, np.unique(keys)
+        return combine(keys, count, total, self.pair_m2, n * n), hands, np.unique(keys)  # type: ignore[return-value]  # np.bincount with weights gives float64; numpy's stub says intp
 
     @cached_property
     def _both_ways(self) -> tuple[list[tuple[str, str]], Ints]:
@@ -225,13 +226,13 @@ class UnitSummary:
         scores = np.bincount(forward, won * weight, n * n)
         scores += np.bincount(backward, games - won * weight, n * n)
         played = np.bincount(forward, games, n * n) + np.bincount(backward, games, n * n)
-        return scores.reshape(n, n), played.reshape(n, n)
+        return scores.reshape(n, n), played.reshape(n, n)  # type: ignore[return-value]  # np.bincount with weights gives float64; numpy's stub says intp
 
 
 @lru_cache(maxsize=4)
 def _pair_keys(bots: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(bots[i], bots[j])`` at ``i * n + j``: made once for a live leaderboard's refits."""
-    return list(itertools.product(bots, repeat=2))
+    return cast("list[tuple[str, str]]", list(itertools.product(bots, repeat=2)))
 
 
 def take_rows(row_match: Ints) -> Ints:
@@ -269,7 +270,7 @@ def combine(
     mean = np.divide(np.bincount(groups, total, size), n, out=np.zeros(size), where=n > 0)
     row_mean = np.divide(total, count, out=np.zeros(len(count)), where=count > 0)
     spread = m2 + count * (row_mean - mean[groups]) ** 2
-    return n, mean, np.bincount(groups, spread, size)
+    return n, mean, np.bincount(groups, spread, size)  # type: ignore[return-value]  # np.bincount with weights gives float64; numpy's stub says intp
 
 
 def _mean_ci(stats: tuple[Floats, Floats, Floats], k: int) -> tuple[float, float]:

@@ -74,7 +74,10 @@ class UnitTable:
         rows = list(matches)
         names = tuple(sorted({bot for m in rows for bot in m.bot_chips}))
         index = {name: k for k, name in enumerate(names)}
-        seat_bot, seat_match, counts, units = [], [], [], []
+        seat_bot: list[int] = []
+        seat_match: list[int] = []
+        counts: list[int] = []
+        units: list[float] = []
         for number, match in enumerate(rows):
             for bot, chips in match.bot_chips.items():
                 seat_bot.append(index[bot])

@@ -200,7 +200,8 @@ def snapshot(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 def _where(game_type: str, tournament: str | None) -> tuple[str, list[object]]:
     """(WHERE ..., arguments) of the matches ``m`` of one game type, optionally one tournament."""
-    where, args = " WHERE m.game_type = ?", [game_type]
+    where = " WHERE m.game_type = ?"
+    args: list[object] = [game_type]
     if tournament is not None:
         # "+": not through the (tournament_id, match_key) index, whose order is the keys'
         where += " AND +m.tournament_id = (SELECT id FROM tournaments WHERE name = ?)"
@@ -260,8 +261,8 @@ def read_columns(
         match_id, _seat, *rest = seats
         part = MatchColumns.build(
             registry,
-            (*chunk[:3], chunk[3] > 0, chunk[4] > 0),
-            (match_id, *rest[:4], seats[-1] > 0),
+            (*chunk[:3], chunk[3] > 0, chunk[4] > 0),  # type: ignore[arg-type]  # five columns: a starred slice types as tuple[...]
+            (match_id, *rest[:4], seats[-1] > 0),  # type: ignore[arg-type]  # six columns: a starred slice types as tuple[...]
             bot_names,
             units,
             counts,

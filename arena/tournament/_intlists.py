@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -104,7 +105,7 @@ def _digits(raw: NDArray[np.uint8], last: Ints, size: Ints, negative: NDArray[np
     """The numbers whose last digit is at ``last``, ``size`` digits each: digit by digit from
     the right, over the numbers long enough (32-bit while they fit)."""
     longest = int(size.max(initial=0))
-    kind = np.int32 if longest <= 9 else np.int64
+    kind: type[np.signedinteger[Any]] = np.int32 if longest <= 9 else np.int64
     values = (raw[last] - _ZERO).astype(kind)
     scale = 1
     for k in range(1, longest):
