@@ -211,10 +211,10 @@ class BettingRounds:
             ):
                 return 0, 0
             # a raise goes one full bet above the current bet, also after a short all-in
-            target = current + (config.small_bet if self.street == 1 else config.big_bet)  # type: ignore[operator]
+            target = current + (config.small_bet if self.street == 1 else config.big_bet)  # type: ignore[operator]  # GameConfig fills both bets
             target = target if target < all_in_to else all_in_to
             return target, target
-        low = current + max(self.min_increment, config.big_blind)  # type: ignore[type-var]
+        low = current + max(self.min_increment, config.big_blind)  # type: ignore[operator, type-var]  # GameConfig fills big_blind
         if config.structure is _POT:
             high = current + sum(self.committed) + self.carried + (current - bet)
         else:
@@ -321,10 +321,10 @@ class BettingRounds:
         short too (TDA rule 47); short all-ins that add up to it reopen (TDA).
         """
         if self.fixed:
-            return self.config.small_bet if self.street == 1 else self.config.big_bet  # type: ignore[return-value]
+            return self.config.small_bet if self.street == 1 else self.config.big_bet  # type: ignore[return-value]  # GameConfig fills both bets
         increment = self.min_increment
         big_blind = self.config.big_blind
-        return increment if increment > big_blind else big_blind  # type: ignore[return-value]
+        return increment if increment > big_blind else big_blind  # type: ignore[operator, return-value]  # GameConfig fills big_blind
 
     def _why_no_raise(self, seat: int) -> tuple[Reason, str]:
         """Why :meth:`raise_bounds` closed raising to ``seat``: the reason code and a sentence."""

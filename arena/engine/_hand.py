@@ -198,9 +198,9 @@ class Hand:
         if kind is Fold:
             return self.fold()
         if kind is BetRaise:
-            return self.bet_or_raise(action.amount)  # type: ignore[union-attr]
+            return self.bet_or_raise(action.amount)  # type: ignore[union-attr]  # `kind is X` above; the checker narrows only on type(action) itself
         if kind is Discard:
-            return self.discard(action.cards)  # type: ignore[union-attr]
+            return self.discard(action.cards)  # type: ignore[union-attr]  # `kind is X` above; the checker narrows only on type(action) itself
         raise IllegalActionError(Reason.UNKNOWN_ACTION, f"not an action: {action!r}")
 
     def verify(self, action: Action) -> None:
@@ -213,7 +213,7 @@ class Hand:
         kind = type(action)
         if kind is Discard:
             self._require_draw()
-            self._draw.verify_discard(seat, tuple(action.cards))  # type: ignore[union-attr]
+            self._draw.verify_discard(seat, tuple(action.cards))  # type: ignore[union-attr]  # `kind is X` above; the checker narrows only on type(action) itself
             return
         self._require_betting()
         betting = self._betting
@@ -222,7 +222,7 @@ class Hand:
         elif kind is Check:
             betting.verify_check(seat)
         elif kind is BetRaise:
-            betting.verify_raise(seat, action.amount)  # type: ignore[union-attr]
+            betting.verify_raise(seat, action.amount)  # type: ignore[union-attr]  # `kind is X` above; the checker narrows only on type(action) itself
         elif kind is not Call:
             raise IllegalActionError(Reason.UNKNOWN_ACTION, f"not an action: {action!r}")
 
@@ -279,7 +279,7 @@ class Hand:
             self._require_betting()
         events = self.events
         mark = len(events)
-        nxt = self._betting.call(seat)  # type: ignore[arg-type]
+        nxt = self._betting.call(seat)  # type: ignore[arg-type]  # a None seat raised in _require_actor
         if nxt is None:
             self._next_phase()
         else:
@@ -308,10 +308,10 @@ class Hand:
             self._require_draw()
         discarded = tuple(cards)
         draw = self._draw
-        draw.verify_discard(seat, discarded)  # type: ignore[arg-type]
+        draw.verify_discard(seat, discarded)  # type: ignore[arg-type]  # a None seat raised in _require_actor
         events = self.events
         mark = len(events)
-        nxt = draw.discard(seat, discarded)  # type: ignore[arg-type]
+        nxt = draw.discard(seat, discarded)  # type: ignore[arg-type]  # a None seat raised in _require_actor
         if nxt is None:
             self._next_phase()
         else:
@@ -375,7 +375,7 @@ class Hand:
             closing = True
             self.phase = phase
             event, street = _ROW[phase]
-            self.events.append(event)  # type: ignore[arg-type]
+            self.events.append(event)  # type: ignore[arg-type]  # PHASE_ORDER's events are RoundStarted records
             if not street:
                 actor: int | None = self._start_draw(betting.opener if self._jacks else None)
             else:
@@ -439,7 +439,7 @@ class Hand:
             first_actor, self._dead_posted = post_blinds(
                 config, blinds, self.button, stacks, bets, committed, events
             )
-            opening_bet = config.big_blind  # type: ignore[assignment]
+            opening_bet = config.big_blind  # type: ignore[assignment]  # GameConfig always fills big_blind
         self.holes = holes = deal(self.deck, clockwise, events)
         self._betting = BettingRounds(
             config,

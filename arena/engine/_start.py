@@ -69,10 +69,10 @@ def post_blinds(
             blinds = BlindPlan((left + 1) % n, left)
     if blinds.small_blind_seat is not None:
         seat = blinds.small_blind_seat
-        paid = _post(seat, config.small_blind, stacks, committed, bets)  # type: ignore[arg-type]
+        paid = _post(seat, config.small_blind, stacks, committed, bets)  # type: ignore[arg-type]  # GameConfig fills both blinds
         events.append(BlindPosted(seat, paid, BlindKind.SMALL))
     seat = blinds.big_blind_seat
-    paid = _post(seat, config.big_blind, stacks, committed, bets)  # type: ignore[arg-type]
+    paid = _post(seat, config.big_blind, stacks, committed, bets)  # type: ignore[arg-type]  # GameConfig fills both blinds
     events.append(BlindPosted(seat, paid, BlindKind.BIG))
     dead_posted: list[int] | None = None
     for post in blinds.extra_posts:

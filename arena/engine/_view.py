@@ -47,21 +47,46 @@ def redact(event: Event, seat: int) -> Event:
 
 class _Viewed(Protocol):
     """What a view reads of a hand (the :class:`~arena.engine.Hand`), so this module
-    needs nothing above it."""
+    needs nothing above it; read-only, so a hand's lists satisfy the sequences."""
 
-    n: int
-    phase: Phase
-    button: int
-    holes: Sequence[Sequence[Card]]
-    stacks: Sequence[int]
-    bets: Sequence[int]
-    committed: Sequence[int]
-    folded: Sequence[bool]
-    draw_counts: Sequence[int | None]
-    shown: dict[int, tuple[Card, ...]]
-    events: Sequence[Event]
-    actor: int | None
-    payoffs: Sequence[int] | None
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def button(self) -> int: ...
+
+    @property
+    def holes(self) -> Sequence[Sequence[Card]]: ...
+
+    @property
+    def stacks(self) -> Sequence[int]: ...
+
+    @property
+    def bets(self) -> Sequence[int]: ...
+
+    @property
+    def committed(self) -> Sequence[int]: ...
+
+    @property
+    def folded(self) -> Sequence[bool]: ...
+
+    @property
+    def draw_counts(self) -> Sequence[int | None]: ...
+
+    @property
+    def shown(self) -> dict[int, tuple[Card, ...]]: ...
+
+    @property
+    def events(self) -> Sequence[Event]: ...
+
+    @property
+    def actor(self) -> int | None: ...
+
+    @property
+    def payoffs(self) -> Sequence[int] | None: ...
 
     @property
     def pot_total(self) -> int: ...
