@@ -120,6 +120,12 @@ class TableStatistics:
 
 @dataclass(slots=True)
 class PlayerRecord:
+    """A seated player as the :class:`~arena.engine.Table` keeps it between deals.
+
+    The table changes it only through the methods below, so every write to these
+    fields is in this module (``tests/engine/test_structure.py`` checks it).
+    """
+
     name: str
     stack: int
     state: SeatState
@@ -133,8 +139,52 @@ class PlayerRecord:
     def owes(self) -> bool:
         return self.owes_entry or self.missed_big or self.missed_small
 
+    def info(self, seat: int, in_hand: bool) -> SeatInfo:
+        """The frozen copy the dealer and reports see."""
+        return SeatInfo(
+            seat,
+            self.name,
+            self.stack,
+            self.state,
+            self.missed_big,
+            self.missed_small,
+            self.owes_entry,
+            self.wants_to_post,
+            in_hand,
+            self.leaving,
+        )
+
     def clear_debts(self) -> None:
         self.missed_big = self.missed_small = self.owes_entry = self.wants_to_post = False
+
+    def activate(self) -> None:
+        """Dealt into the next deal, owing nothing (R21, R22 settled or waived)."""
+        self.clear_debts()
+        self.state = SeatState.ACTIVE
+
+    def wait(self, post: bool) -> None:
+        """Wait for the big blind, or with ``post`` to post in where R21/R22 allow."""
+        self.state = SeatState.WAITING
+        self.wants_to_post = post
+
+    def sit_out(self) -> None:
+        self.state = SeatState.SITTING_OUT
+        self.wants_to_post = False
+
+    def miss_big_blind(self) -> None:
+        """The big blind passed this sitting-out seat: the MB marker (R22)."""
+        self.missed_big = True
+
+    def miss_small_blind(self) -> None:
+        """The small blind this seat owed went by: the MS marker (R22)."""
+        self.missed_small = True
+
+    def set_stack(self, stack: int) -> None:
+        self.stack = stack
+
+    def leave_after_deal(self) -> None:
+        """Leave when the running deal ends (the table settles it first)."""
+        self.leaving = True
 
 
 @dataclass(slots=True)

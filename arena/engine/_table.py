@@ -143,7 +143,7 @@ class Table:
         """
         player = self._player(seat)
         if self._in_hand(seat):
-            player.leaving = True
+            player.leave_after_deal()
             return None
         self._seats[seat] = None
         self._total -= player.stack
@@ -154,9 +154,7 @@ class Table:
 
         A player in the running deal plays it out (the dealer applies defaults).
         """
-        player = self._player(seat)
-        player.state = _OUT
-        player.wants_to_post = False
+        self._player(seat).sit_out()
 
     def sit_in(self, seat: int, *, post_missed: bool = False) -> None:
         """Bring a sitting-out or waiting player back (R22).
@@ -171,11 +169,9 @@ class Table:
         if player.state is _ACTIVE:
             return
         if not self._blinds or self._hands == 0 or not player.owes:
-            player.clear_debts()
-            player.state = _ACTIVE
-            return
-        player.state = _WAITING
-        player.wants_to_post = post_missed
+            player.activate()
+        else:
+            player.wait(post_missed)
 
     def add_chips(self, seat: int, amount: int) -> None:
         """Add chips to a seated player's stack between deals (a rebuy)."""
@@ -184,7 +180,7 @@ class Table:
             raise TableError(f"seat {seat} is in the running deal: add chips after it")
         if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
             raise TableError(f"add a positive whole number of chips, got {amount!r}")
-        player.stack += amount
+        player.set_stack(player.stack + amount)
         self._total += amount
 
     def reset_stack(self, seat: int, stack: int) -> None:
@@ -199,7 +195,7 @@ class Table:
         if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
             raise TableError(f"a stack is a positive whole number of chips, got {stack!r}")
         self._total += stack - player.stack
-        player.stack = stack
+        player.set_stack(stack)
 
     # --- queries ------------------------------------------------------------------
 
@@ -232,20 +228,7 @@ class Table:
     def seat_info(self, seat: int) -> SeatInfo:
         self._check_seat(seat)
         player = self._seats[seat]
-        if player is None:
-            return SeatInfo(seat)
-        return SeatInfo(
-            seat,
-            player.name,
-            player.stack,
-            player.state,
-            player.missed_big,
-            player.missed_small,
-            player.owes_entry,
-            player.wants_to_post,
-            self._in_hand(seat),
-            player.leaving,
-        )
+        return SeatInfo(seat) if player is None else player.info(seat, self._in_hand(seat))
 
     def statistics(self) -> TableStatistics:
         return TableStatistics(
@@ -310,13 +293,11 @@ class Table:
             carried_pot=self._carried,
         )
         for seat in plan.mark_big:
-            self._player(seat).missed_big = True
+            self._player(seat).miss_big_blind()
         for seat in plan.mark_small:
-            self._player(seat).missed_small = True
+            self._player(seat).miss_small_blind()
         for seat in plan.entering:
-            player = self._player(seat)
-            player.clear_debts()
-            player.state = _ACTIVE
+            self._player(seat).activate()
         self._hand = hand
         self._positions = positions
         self._sb_position = plan.sb_position
@@ -336,17 +317,16 @@ class Table:
             raise EngineInvariantError(f"the deal took {before} chips and gave back {after} (R26)")
         self._carried = hand.carried_out
         for index, seat in enumerate(dealt):
-            self._player(seat).stack = hand.stacks[index]
+            self._player(seat).set_stack(hand.stacks[index])
         self._hand = None
         busted: list[int] = []
         departed: list[tuple[int, str, int]] = []
         for seat, player in list(self._occupied()):
             if player.stack == 0 and seat in dealt:
                 busted.append(seat)
-                player.state = _OUT
-                player.wants_to_post = False
+                player.sit_out()
                 if self.on_bust is BustPolicy.LEAVE:
-                    player.leaving = True
+                    player.leave_after_deal()
             if player.leaving:
                 departed.append((seat, player.name, player.stack))
                 self._seats[seat] = None
