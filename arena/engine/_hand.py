@@ -44,6 +44,7 @@ from arena.engine._view import SeatView, view_of
 _DRAW = Phase.DRAW
 _OVER = Phase.OVER
 _ROW = {phase: (event, street) for phase, event, street in PHASE_ORDER}
+_STREET = {phase: street for phase, _, street in PHASE_ORDER}
 
 
 class Hand:
@@ -67,7 +68,6 @@ class Hand:
         "_jacks",
         "_joker",
         "_muck",
-        "_reveal_all",
         "_set_aside",
         "actor",
         "bets",
@@ -108,20 +108,20 @@ class Hand:
         if not 0 <= button < n:
             raise ValueError(f"button {button} is not a seat of {n}")
         self.config = config
-        self._joker = None if config.joker is JokerMode.OFF else config.joker.value
+        self._joker = joker = None if config.joker is JokerMode.OFF else config.joker.value
         self._jacks = config.opening is Opening.JACKS_OR_BETTER
-        self._reveal_all = config.showdown_reveal is ShowdownReveal.ALL
         self.n = n
         self.button = button
-        self._clockwise = [*range(button + 1, n), *range(button + 1)]  # from the button's left
+        # everything "from the button's left": posting, the deal, the draw, odd chips
+        self._clockwise = clockwise = [*range(button + 1, n), *range(button + 1)]
         self.starting_stacks: tuple[int, ...] = tuple(stacks)
-        self.stacks: list[int] = list(stacks)
-        self.bets: list[int] = [0] * n
-        self.committed: list[int] = [0] * n
+        self.stacks = chips = list(stacks)
+        self.bets = bets = [0] * n
+        self.committed = committed = [0] * n
         self.folded: list[bool] = [False] * n
-        self.holes: list[list[Card]]  # dealt by _start
         self.draw_counts: list[int | None] = [None] * n
-        self.events: list[Event] = []
+        events: list[Event] = []
+        self.events = events
         self.deck = deck
         self.carried_pot = carried_pot
         self.phase = PHASE_ORDER[0][0]
@@ -133,7 +133,22 @@ class Hand:
         self._dead_posted: list[int] | None = None  # R22 dead posts by seat; None: none
         self._muck: list[tuple[int, Card]] = []  # folded and discarded cards, for R17
         self._set_aside: list[Card] = []  # the Jackpots opener's, to prove openers (R29)
-        self._start(blinds)
+        # the start (see _start.py): forced bets, then the deal
+        if config.ante:
+            post_antes(config.ante, clockwise, chips, committed, events)
+        first_actor = clockwise[0]
+        opening_bet = 0
+        if config.forced_bets is ForcedBets.BLINDS:
+            first_actor, self._dead_posted = post_blinds(
+                config, blinds, button, chips, bets, committed, events
+            )
+            opening_bet = config.big_blind  # type: ignore[assignment]
+        self.holes = holes = deal(deck, clockwise, events)
+        self._betting = BettingRounds(
+            config, chips, bets, committed, self.folded, holes, events, self._muck,
+            self._set_aside, carried_pot, joker, opening_bet,
+        )  # fmt: skip
+        self._next_phase(PHASE_ORDER[0][0], first_actor)
 
     # --- public queries -------------------------------------------------------
 
@@ -356,11 +371,11 @@ class Hand:
         the button, R10). Entering a phase appends the event that opens it.
         """
         betting = self._betting
-        phase = self.phase if enter is None else enter
-        closing = enter is None
+        phase = enter
         while True:
-            if closing:
-                if _ROW[phase][1]:  # a betting round closes (its street is not 0)
+            if phase is None:  # close the phase in play, then find the next one
+                phase = self.phase
+                if _STREET[phase]:  # a betting round closes
                     if betting.live == 1:
                         self._end_uncontested()
                         return
@@ -372,10 +387,9 @@ class Hand:
                 if phase is _OVER:
                     self._end_showdown()
                     return
-            closing = True
             self.phase = phase
             event, street = _ROW[phase]
-            self.events.append(event)  # type: ignore[arg-type]  # PHASE_ORDER's events are RoundStarted records
+            self.events.append(event)  # type: ignore[arg-type]
             if not street:
                 actor: int | None = self._start_draw(betting.opener if self._jacks else None)
             else:
@@ -390,6 +404,7 @@ class Hand:
             if actor is not None:
                 self.actor = actor
                 return
+            phase = None  # nobody can act in it (everyone all-in): close it too
 
     def _start_draw(self, keeper: int | None) -> int:
         """The draw's state is made when the draw begins (many hands end before it); the
@@ -425,38 +440,6 @@ class Hand:
         if self.phase is not _DRAW:
             raise IllegalActionError(Reason.WRONG_PHASE, "discards are only made at the draw")
 
-    # --- the start: forced bets and the deal (see _start.py) --------------------------
-
-    def _start(self, blinds: BlindPlan | None) -> None:
-        config = self.config
-        clockwise = self._clockwise
-        stacks, bets, committed, events = self.stacks, self.bets, self.committed, self.events
-        if config.ante:
-            post_antes(config.ante, clockwise, stacks, committed, events)
-        first_actor = clockwise[0]
-        opening_bet = 0
-        if config.forced_bets is ForcedBets.BLINDS:
-            first_actor, self._dead_posted = post_blinds(
-                config, blinds, self.button, stacks, bets, committed, events
-            )
-            opening_bet = config.big_blind  # type: ignore[assignment]  # GameConfig always fills big_blind
-        self.holes = holes = deal(self.deck, clockwise, events)
-        self._betting = BettingRounds(
-            config,
-            stacks,
-            bets,
-            committed,
-            self.folded,
-            holes,
-            events,
-            self._muck,
-            self._set_aside,
-            self.carried_pot,
-            self._joker,
-            opening_bet,
-        )
-        self._next_phase(PHASE_ORDER[0][0], first_actor)
-
     # --- the end: pots, shown cards, settlement ---------------------------------------
 
     def _end_uncontested(self) -> None:
@@ -480,7 +463,7 @@ class Hand:
             self.folded,
             self._clockwise,
             self._joker,
-            self._reveal_all,
+            self.config.showdown_reveal is ShowdownReveal.ALL,
             self.contributions(),
             self._betting.aggressor,
             self.events,
