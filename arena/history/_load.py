@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,21 +82,12 @@ def _name(data: Mapping[str, Any], fallback: str) -> str:
 
 
 def _hand(data: Mapping[str, Any], source: str, name: str) -> PhhHand:
+    """One hand's fields, checked in reading order: the variant, the players, the game."""
+
     def fail(problem: str) -> PhhFormatError:
         return PhhFormatError(problem, source=source, hand=name)
 
-    variant = data.get("variant")
-    if variant is None:
-        raise fail("missing field 'variant'")
-    if not isinstance(variant, str):
-        raise fail(f"'variant' must be a string such as \"F5D\", got {variant!r}")
-    structure = STRUCTURES.get(variant)
-    if structure is None:
-        known = ", ".join(STRUCTURES)
-        raise fail(f"unknown variant {variant!r}: the arena plays Five Card Draw ({known})")
-    for key in (*_REQUIRED[structure], "starting_stacks", "actions"):
-        if key not in data:
-            raise fail(f"missing field {key!r} (required for {variant})")
+    structure = _structure(data, fail)
     stacks = _int_list(data, "starting_stacks", fail, positive=True)
     n = len(stacks)
     if not 2 <= n <= 7:
@@ -114,6 +105,90 @@ def _hand(data: Mapping[str, Any], source: str, name: str) -> PhhHand:
         if not isinstance(players, list) or len(players) != n:
             raise fail(f"'players' must be an array of {n} names")
         players = tuple(str(p) for p in players)
+    config, plan = _game(data, structure, n, fail)
+    carried = data.get("_carried_pot", 0)
+    if not isinstance(carried, int) or isinstance(carried, bool) or carried < 0:
+        raise fail(f"'_carried_pot' must be a whole number >= 0, got {carried!r}")
+    return PhhHand(
+        source=source,
+        name=name,
+        config=config,
+        starting_stacks=tuple(stacks),
+        actions=tuple(actions),
+        finishing_stacks=None if finishing is None else tuple(finishing),
+        players=players,
+        blind_plan=plan,
+        carried_pot=carried,
+        fields=dict(data),
+    )
+
+
+_Fail = Callable[[str], PhhFormatError]
+
+#: The arena's own fields (PHH allows ``_``-prefixed extensions): key, setting, type.
+_EXTENSIONS: tuple[tuple[str, str, type], ...] = (
+    ("_max_draw", "max_draw", int),
+    ("_opening", "opening", Opening),
+    ("_joker", "joker", JokerMode),
+    ("_showdown_reveal", "showdown_reveal", ShowdownReveal),
+    ("_uncapped_heads_up", "uncapped_heads_up", bool),
+    ("_max_bets_per_round", "max_bets_per_round", int),
+)
+
+
+def _structure(data: Mapping[str, Any], fail: _Fail) -> Structure:
+    """The betting structure the variant code names; every field it requires is present."""
+    variant = data.get("variant")
+    if variant is None:
+        raise fail("missing field 'variant'")
+    if not isinstance(variant, str):
+        raise fail(f"'variant' must be a string such as \"F5D\", got {variant!r}")
+    structure = STRUCTURES.get(variant)
+    if structure is None:
+        known = ", ".join(STRUCTURES)
+        raise fail(f"unknown variant {variant!r}: the arena plays Five Card Draw ({known})")
+    for key in (*_REQUIRED[structure], "starting_stacks", "actions"):
+        if key not in data:
+            raise fail(f"missing field {key!r} (required for {variant})")
+    return structure
+
+
+def _game(
+    data: Mapping[str, Any], structure: Structure, n: int, fail: _Fail
+) -> tuple[GameConfig, BlindPlan | None]:
+    """The game: forced bets (and the table's blind plan), bet sizes, the arena's fields."""
+    settings, plan = _forced_bets(data, structure, n, fail)
+    if structure is Structure.FIXED_LIMIT:
+        settings["small_bet"] = _positive(data, "small_bet", fail)
+        settings["big_bet"] = _positive(data, "big_bet", fail)
+    else:
+        min_bet = _positive(data, "min_bet", fail)
+        given = settings.get("big_blind")
+        if given is not None and given != min_bet:
+            raise fail(
+                f"min_bet {min_bet} differs from the big blind {given}: in the arena's pot "
+                "and no limit the minimum bet is the big blind (R12)"
+            )
+        settings["big_blind"] = min_bet
+    for key, setting, kind in _EXTENSIONS:
+        if key in data:
+            value = data[key]
+            if kind is int and (not isinstance(value, int) or isinstance(value, bool)):
+                raise fail(f"{key!r} must be a whole number, got {value!r}")
+            if kind is bool and not isinstance(value, bool):
+                raise fail(f"{key!r} must be true or false, got {value!r}")
+            settings[setting] = value
+    try:
+        return GameConfig(**settings), plan
+    except ConfigError as error:
+        raise fail(f"not a game the arena can play: {error}") from None
+
+
+def _forced_bets(
+    data: Mapping[str, Any], structure: Structure, n: int, fail: _Fail
+) -> tuple[dict[str, Any], BlindPlan | None]:
+    """GameConfig settings for the antes and blinds, and the arena's ``_blind_plan`` if given:
+    a small and a big blind, or antes only; no straddles."""
     ante = _ante(data, n, fail)
     blinds = _int_list(data, "blinds_or_straddles", fail)
     if len(blinds) != n:
@@ -133,52 +208,7 @@ def _hand(data: Mapping[str, Any], source: str, name: str) -> PhhHand:
             f"blinds_or_straddles {blinds} is not supported: the arena plays a small and a "
             "big blind ([SB, BB, 0, ...]) or antes only (all zero), no straddles"
         )
-    if structure is Structure.FIXED_LIMIT:
-        settings["small_bet"] = _positive(data, "small_bet", fail)
-        settings["big_bet"] = _positive(data, "big_bet", fail)
-    else:
-        min_bet = _positive(data, "min_bet", fail)
-        given = settings.get("big_blind")
-        if given is not None and given != min_bet:
-            raise fail(
-                f"min_bet {min_bet} differs from the big blind {given}: in the arena's pot "
-                "and no limit the minimum bet is the big blind (R12)"
-            )
-        settings["big_blind"] = min_bet
-    for key, setting, kind in (
-        ("_max_draw", "max_draw", int),
-        ("_opening", "opening", Opening),
-        ("_joker", "joker", JokerMode),
-        ("_showdown_reveal", "showdown_reveal", ShowdownReveal),
-        ("_uncapped_heads_up", "uncapped_heads_up", bool),
-        ("_max_bets_per_round", "max_bets_per_round", int),
-    ):
-        if key in data:
-            value = data[key]
-            if kind is int and (not isinstance(value, int) or isinstance(value, bool)):
-                raise fail(f"{key!r} must be a whole number, got {value!r}")
-            if kind is bool and not isinstance(value, bool):
-                raise fail(f"{key!r} must be true or false, got {value!r}")
-            settings[setting] = value
-    try:
-        config = GameConfig(**settings)
-    except ConfigError as error:
-        raise fail(f"not a game the arena can play: {error}") from None
-    carried = data.get("_carried_pot", 0)
-    if not isinstance(carried, int) or isinstance(carried, bool) or carried < 0:
-        raise fail(f"'_carried_pot' must be a whole number >= 0, got {carried!r}")
-    return PhhHand(
-        source=source,
-        name=name,
-        config=config,
-        starting_stacks=tuple(stacks),
-        actions=tuple(actions),
-        finishing_stacks=None if finishing is None else tuple(finishing),
-        players=players,
-        blind_plan=plan,
-        carried_pot=carried,
-        fields=dict(data),
-    )
+    return settings, plan
 
 
 def _is_int(value: Any) -> bool:
