@@ -60,7 +60,7 @@ def load_engine(revision: str, into: Path, name: str = "arena_before") -> Module
         for member in tar.getmembers():
             if not member.isfile() or not member.name.endswith(".py"):
                 continue
-            source = tar.extractfile(member).read().decode()  # type: ignore[union-attr]
+            source = tar.extractfile(member).read().decode()  # type: ignore[union-attr]  # a file member has a body
             source = re.sub(r"\barena\.engine\b", f"{name}.engine", source)
             (package / "engine" / Path(member.name).name).write_text(source)
     sys.path.insert(0, str(into))
@@ -86,7 +86,7 @@ def _cpu_seconds(play: Play, config: object, n: int, hands: int, seed: int) -> f
     clock = time.process_time
     start = clock()
     for _ in range(hands):
-        play(config, n, rng)  # type: ignore[arg-type]
+        play(config, n, rng)  # type: ignore[arg-type]  # the before engine has its own GameConfig
     return clock() - start
 
 

@@ -142,7 +142,7 @@ class Hand:
             first_actor, self._dead_posted = post_blinds(
                 config, blinds, button, chips, bets, committed, events
             )
-            opening_bet = config.big_blind  # type: ignore[assignment]
+            opening_bet = config.big_blind  # type: ignore[assignment]  # GameConfig always fills big_blind
         self.holes = holes = deal(deck, clockwise, events)
         self._betting = BettingRounds(
             config, chips, bets, committed, self.folded, holes, events, self._muck,
@@ -389,7 +389,7 @@ class Hand:
                     return
             self.phase = phase
             event, street = _ROW[phase]
-            self.events.append(event)  # type: ignore[arg-type]
+            self.events.append(event)  # type: ignore[arg-type]  # PHASE_ORDER's events are RoundStarted records
             if not street:
                 actor: int | None = self._start_draw(betting.opener if self._jacks else None)
             else:
