@@ -87,17 +87,12 @@ class MatchColumns:
             raise ValueError("seat rows do not follow their matches")
         if len(unit_counts) != len(seat_match):
             raise ValueError("every seat row needs its unit chips")
-        used = np.unique(codes)
-        used_names = [bot_names[code] for code in used.tolist()]
-        registry = names + tuple(sorted(set(used_names) - set(names)))
-        position = {name: k for k, name in enumerate(registry)}
-        to_registry = np.array([position[name] for name in used_names], dtype=np.int64)
-        seat_bot = to_registry[np.searchsorted(used, codes)]
+        registry, seat_bot = _registry(names, codes, bot_names)
         fewest = np.full(len(match_id), np.iinfo(np.int64).max)
         np.minimum.at(fewest, seat_match, unit_counts)
         keep = fewest[seat_match]
-        offsets = np.concatenate(([0], np.cumsum(unit_counts))).astype(np.int64)
         if not np.array_equal(keep, unit_counts):  # every bot keeps the match's fewest units
+            offsets = np.concatenate(([0], np.cumsum(unit_counts))).astype(np.int64)
             units = units[
                 np.repeat(offsets[:-1], keep)
                 + (np.arange(int(keep.sum())) - np.repeat(np.cumsum(keep) - keep, keep))
@@ -182,6 +177,18 @@ class MatchColumns:
         )
 
 
+def _registry(
+    names: tuple[str, ...], codes: Ints, bot_names: Mapping[int, str]
+) -> tuple[tuple[str, ...], Ints]:
+    """``names`` with the new bots of ``codes`` added (sorted), and each code's index in it."""
+    used = np.unique(codes)
+    used_names = [bot_names[code] for code in used.tolist()]
+    registry = names + tuple(sorted(set(used_names) - set(names)))
+    position = {name: k for k, name in enumerate(registry)}
+    to_registry = np.array([position[name] for name in used_names], dtype=np.int64)
+    return registry, to_registry[np.searchsorted(used, codes)]
+
+
 # --- reading ----------------------------------------------------------------------------
 
 
@@ -240,36 +247,48 @@ def read_columns(
     if len(matches[0]) and np.any(np.diff(matches[0]) <= 0):
         raise ValueError("two matches with one id")
     bot_names = dict(db.execute("SELECT id, name FROM bots").fetchall())
-    # a few hundred matches at a time: every array stays a few MB, hot in the caches and
+    # a thousand matches at a time: every array stays a few MB, hot in the caches and
     # reused by the allocator (fresh pages cost more than the arithmetic in a VM)
     parts, registry = [], names
     for start in range(0, max(len(matches[0]), 1), _CHUNK):
         chunk = [column[start : start + _CHUNK] for column in matches]
-        span = [int(chunk[0][0]), int(chunk[0][-1])] if len(chunk[0]) else [0, -1]
-        seats, units_text = _select(
-            db,
-            ["r.match_id", "r.seat", "r.bot_id", "r.chips", "r.hands", "r.faults"],
-            " FROM seat_results r JOIN matches m ON m.id = r.match_id"
-            + where
-            + " AND m.id BETWEEN ? AND ?",
-            args + span,
-            order=("r.match_id", "r.seat"),
-            flag="r.sat_out + r.forfeited > 0",
-            text="r.unit_chips_json",
-        )
-        units, counts = parse_joined_lists(units_text)
-        match_id, _seat, *rest = seats
-        part = MatchColumns.build(
-            registry,
-            (*chunk[:3], chunk[3] > 0, chunk[4] > 0),  # type: ignore[arg-type]  # five columns: a starred slice types as tuple[...]
-            (match_id, *rest[:4], seats[-1] > 0),  # type: ignore[arg-type]  # six columns: a starred slice types as tuple[...]
-            bot_names,
-            units,
-            counts,
-        )
-        parts.append(part)
-        registry = part.summary.names
+        parts.append(_read_chunk(db, where, args, chunk, registry, bot_names))
+        registry = parts[-1].summary.names
     return parts[0] if len(parts) == 1 else MatchColumns.concat(parts)
+
+
+def _read_chunk(
+    db: sqlite3.Connection,
+    where: str,
+    args: list[object],
+    matches: list[Ints],
+    registry: tuple[str, ...],
+    bot_names: Mapping[int, str],
+) -> MatchColumns:
+    """The columns of ``matches`` (id, big blind, block, completed, placeholder), by id."""
+    match_id, big_blind, block, completed, placeholder = matches
+    span = [int(match_id[0]), int(match_id[-1])] if len(match_id) else [0, -1]
+    seats, units_text = _select(
+        db,
+        ["r.match_id", "r.seat", "r.bot_id", "r.chips", "r.hands", "r.faults"],
+        " FROM seat_results r JOIN matches m ON m.id = r.match_id"
+        + where
+        + " AND m.id BETWEEN ? AND ?",
+        args + span,
+        order=("r.match_id", "r.seat"),
+        flag="r.sat_out + r.forfeited > 0",
+        text="r.unit_chips_json",
+    )
+    seat_match, _seat, bot, chips, hands, faults, gone = seats
+    units, counts = parse_joined_lists(units_text)
+    return MatchColumns.build(
+        registry,
+        (match_id, big_blind, block, completed > 0, placeholder > 0),
+        (seat_match, bot, chips, hands, faults, gone > 0),
+        bot_names,
+        units,
+        counts,
+    )
 
 
 def _select(

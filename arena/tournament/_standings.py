@@ -110,6 +110,24 @@ class Standings:
     anchor_rating: float = 1500.0
 
 
+def _whole_match_results(columns: MatchColumns) -> list[PairResult]:
+    """Results the units do not hold: matches with none (by chips), absent bots' losses."""
+    summary = columns.summary
+    names = np.array(summary.bots, dtype=object)
+    seat_names = names[summary.bot_index()] if len(names) else names
+    bounds = np.searchsorted(summary.seat_match, np.arange(len(columns.match_id) + 1))
+    extra: list[PairResult] = []
+    for m in np.flatnonzero((columns.kept_units == 0) | ~columns.completed).tolist():
+        rows = range(int(bounds[m]), int(bounds[m + 1]))
+        bots = [seat_names[s] for s in rows]
+        if columns.kept_units[m] == 0:
+            extra.extend(pairwise_results({seat_names[s]: int(columns.chips[s]) for s in rows}))
+        if not columns.completed[m]:
+            gone = {seat_names[s] for s in rows if columns.gone[s]}
+            extra.extend(absent_losses(bots, gone))
+    return extra
+
+
 def _standings_of(
     columns: MatchColumns,
     game_type: str,
@@ -123,20 +141,8 @@ def _standings_of(
     index = {name: k for k, name in enumerate(names)}
     n, matches = len(names), len(columns.match_id)
     seat_bot = summary.bot_index()
-    seat_names = np.array(names, dtype=object)[seat_bot] if n else np.zeros(0, dtype=object)
     scores, played = summary.margin_sums()
-    # matches with no units (whole-match results) and cut-short matches' absent bots
-    extra: list[PairResult] = []
-    bounds = np.searchsorted(summary.seat_match, np.arange(matches + 1))
-    for m in np.flatnonzero((columns.kept_units == 0) | ~columns.completed).tolist():
-        rows = range(int(bounds[m]), int(bounds[m + 1]))
-        bots = [seat_names[s] for s in rows]
-        if columns.kept_units[m] == 0:
-            extra.extend(pairwise_results({seat_names[s]: int(columns.chips[s]) for s in rows}))
-        if not columns.completed[m]:
-            gone = {seat_names[s] for s in rows if columns.gone[s]}
-            extra.extend(absent_losses(bots, gone))
-    for r in extra:
+    for r in _whole_match_results(columns):
         i, j = index[r.a], index[r.b]
         scores[i, j] += r.score * r.weight
         scores[j, i] += (1.0 - r.score) * r.weight
@@ -146,17 +152,12 @@ def _standings_of(
     rated_names = [names[k] for k in rated]
     if anchor is not None and anchor not in rated_names:
         anchor = None
-    fit = (
-        fit_matrix(
-            rated_names,
-            scores[np.ix_(rated, rated)],
-            played[np.ix_(rated, rated)],
-            anchor=anchor,
-            anchor_rating=anchor_rating,
+    pick = np.ix_(rated, rated)
+    fit = {}
+    if rated:
+        fit = fit_matrix(
+            rated_names, scores[pick], played[pick], anchor=anchor, anchor_rating=anchor_rating
         )
-        if rated
-        else {}
-    )
     rates = summary.bot_win_rates()
     count = np.bincount(seat_bot, minlength=n)
     hands = np.bincount(seat_bot, columns.hands, minlength=n)
