@@ -56,8 +56,9 @@ class Hand:
 
     The hand is a facade over one object per phase: :class:`BettingRounds` (R10-R14)
     and :class:`Draw` (R15-R17) own their state and are handed the chip and card lists
-    they change in place; the showdown (R18, R19) is plain functions. The hand alone
-    moves from phase to phase, in the order of ``PHASE_ORDER``.
+    they change in place; the start (forced bets and the deal, ``_start.py``) and the
+    showdown (R18, R19) are plain functions. The hand alone moves from phase to phase,
+    in the order of ``PHASE_ORDER``.
     """
 
     __slots__ = (

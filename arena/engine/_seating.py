@@ -139,6 +139,19 @@ class PlayerRecord:
     def owes(self) -> bool:
         return self.owes_entry or self.missed_big or self.missed_small
 
+    @property
+    def waits_for_button(self) -> bool:
+        """A new player, or one with only MS, posts in only once the button has passed
+        their seat (R21, R22); MB alone does not restrict."""
+        return self.owes_entry or (self.missed_small and not self.missed_big)
+
+    def entry_post(self, big_blind: int, small_blind: int) -> tuple[int, int]:
+        """(live, dead) chips to post in now (R21, R22): a big blind live for a new player
+        or MB, a small blind dead for MB or MS."""
+        live = big_blind if self.owes_entry or self.missed_big else 0
+        dead = small_blind if self.missed_big or self.missed_small else 0
+        return live, dead
+
     def info(self, seat: int, in_hand: bool) -> SeatInfo:
         """The frozen copy the dealer and reports see."""
         return SeatInfo(

@@ -431,12 +431,9 @@ class Table:
         for seat, player in self._occupied():
             if player.state is not _WAITING or seat == big or not player.wants_to_post:
                 continue
-            restricted = player.owes_entry or (player.missed_small and not player.missed_big)
-            if restricted and between(button, seat, big, seats, include_start=True):
+            if player.waits_for_button and between(button, seat, big, seats, include_start=True):
                 continue  # R21/R22: wait until the button has passed
-            live = big_blind if player.owes_entry or player.missed_big else 0
-            dead = small_blind if player.missed_big or player.missed_small else 0
-            posts[seat] = (live, dead)
+            posts[seat] = player.entry_post(big_blind, small_blind)
         return posts
 
     def _plan_antes(self) -> DealPlan:

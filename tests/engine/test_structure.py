@@ -278,3 +278,14 @@ def test_verify_and_apply_refuse_alike():
                     assert (repr(hand), len(hand.events)) == before
             legal = [action for action in candidates if hand.can_apply(action)]
             hand.apply(rng.choice(legal))
+
+
+#: The engine's modules stay a size a reader takes in at once (``STYLE.md``: "one idea
+#: per module, a few hundred lines"; issue 8 asks for about 500).
+MAX_MODULE_LINES = 500
+
+
+def test_engine_modules_stay_small():
+    """No engine module grows past ``MAX_MODULE_LINES`` lines: split it by idea instead."""
+    sizes = {path.name: len(path.read_text().splitlines()) for path in ENGINE.glob("*.py")}
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}
