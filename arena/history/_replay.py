@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from arena.engine import (
@@ -97,39 +97,10 @@ def replay(record: PhhHand, *, allow_incomplete: bool = False) -> Hand:
         )
     except (ValueError, IndexError) as error:
         raise _error(record, f"cannot start the hand: {error}") from None
-    shows: list[_Step] = []
+    shows = [step for step in steps if step.verb == "sm"]
     for step in steps:
-        if step.verb in ("", "dh"):
-            continue  # the deal is the stacked deck's
-        if step.verb == "sm":
-            shows.append(step)
-            continue
-        if hand.is_over:
-            raise _error(record, "the hand is already over", step)
-        actor = hand.actor
-        if actor != step.player:
-            turn = f"p{actor + 1}" if actor is not None else "nobody"
-            raise _error(record, f"p{step.player + 1} acts out of turn: {turn} is to act", step)
-        try:
-            events = hand.apply(_action(record, step))
-        except IllegalActionError as error:
-            raise _error(record, f"not legal: {error}", step) from None
-        except _ReshuffleMismatch as mismatch:
-            raise _error(
-                record,
-                f"{mismatch.card} cannot be dealt after the stub runs out: the R17 reshuffle "
-                "holds only the stub's last card and other players' discards and folded cards",
-                step,
-            ) from None
-        if step.verb == "sd":
-            drawn = next(e.drawn for e in events if type(e) is CardsDrawn)
-            expected = replacements.get(step.index, ())
-            if tuple(drawn) != tuple(expected):
-                raise _error(
-                    record,
-                    f"draws {format_cards(drawn)} but the file deals {format_cards(expected)}",
-                    step,
-                )
+        if step.verb not in ("", "dh", "sm"):  # the deal is the stacked deck's
+            _apply_step(record, hand, step, replacements)
     if not hand.is_over and not allow_incomplete:
         raise _error(record, f"the actions end before the hand is over (p{hand.actor + 1} to act)")  # type: ignore[operator]  # a hand not over has an actor
     _check_shows(record, hand, shows)
@@ -141,6 +112,38 @@ def replay(record: PhhHand, *, allow_incomplete: bool = False) -> Hand:
                 f"{hand.stacks}",
             )
     return hand
+
+
+def _apply_step(
+    record: PhhHand, hand: Hand, step: _Step, replacements: Mapping[int, Sequence[int]]
+) -> None:
+    """Play one action line; a draw must deal exactly the cards the file says."""
+    if hand.is_over:
+        raise _error(record, "the hand is already over", step)
+    actor = hand.actor
+    if actor != step.player:
+        turn = f"p{actor + 1}" if actor is not None else "nobody"
+        raise _error(record, f"p{step.player + 1} acts out of turn: {turn} is to act", step)
+    try:
+        events = hand.apply(_action(record, step))
+    except IllegalActionError as error:
+        raise _error(record, f"not legal: {error}", step) from None
+    except _ReshuffleMismatch as mismatch:
+        raise _error(
+            record,
+            f"{mismatch.card} cannot be dealt after the stub runs out: the R17 reshuffle "
+            "holds only the stub's last card and other players' discards and folded cards",
+            step,
+        ) from None
+    if step.verb == "sd":
+        drawn = next(e.drawn for e in events if type(e) is CardsDrawn)
+        expected = replacements.get(step.index, ())
+        if tuple(drawn) != tuple(expected):
+            raise _error(
+                record,
+                f"draws {format_cards(drawn)} but the file deals {format_cards(expected)}",
+                step,
+            )
 
 
 def _error(record: PhhHand, problem: str, step: _Step | None = None) -> ReplayError:
