@@ -90,17 +90,25 @@ def _straight_top(bits: int) -> int:
     return low + 4 if bits == 0b11111 << low else -1
 
 
-def _build_tables() -> tuple[
-    list[int], list[int], dict[int, int], list[HandCategory], list[tuple[int, ...]]
-]:
-    """Rank every distinct 5-card hand class and fill the lookup tables.
+_Entry = tuple[HandCategory, tuple[int, ...], bool, int]
+"""A hand class: its category, its ordering key, whether it is a flush, its table index."""
 
-    Each class gets a (category, key) where the key lists ranks by (count, rank)
-    descending; sorting by it orders hands exactly as R3 does (kickers included,
-    suits ignored), so the tables need no outside source.
+_BY_SHAPE = {
+    (4, 1): HandCategory.FOUR_OF_A_KIND,
+    (3, 2): HandCategory.FULL_HOUSE,
+    (3, 1, 1): HandCategory.THREE_OF_A_KIND,
+    (2, 2, 1): HandCategory.TWO_PAIR,
+    (2, 1, 1, 1): HandCategory.ONE_PAIR,
+}
+
+
+def _distinct_rank_classes() -> tuple[list[tuple[int, int]], list[_Entry]]:
+    """Five distinct ranks: high card or straight, flush or straight flush.
+
+    Also returns each class's (rank bits, prime product) for the or-indexed table.
     """
-    entries: list[tuple[HandCategory, tuple[int, ...], bool, int]] = []
-    distinct: list[tuple[int, int]] = []  # (rank bits, product) of five distinct ranks
+    entries: list[_Entry] = []
+    distinct: list[tuple[int, int]] = []
     for combo in combinations(range(13), 5):
         bits = 0
         product = 1
@@ -116,23 +124,35 @@ def _build_tables() -> tuple[
             key: tuple[int, ...] = combo[::-1]
             entries.append((HandCategory.HIGH_CARD, key, False, product))
             entries.append((HandCategory.FLUSH, key, True, bits))
-    by_shape = {
-        (4, 1): HandCategory.FOUR_OF_A_KIND,
-        (3, 2): HandCategory.FULL_HOUSE,
-        (3, 1, 1): HandCategory.THREE_OF_A_KIND,
-        (2, 2, 1): HandCategory.TWO_PAIR,
-        (2, 1, 1, 1): HandCategory.ONE_PAIR,
-    }
+    return distinct, entries
+
+
+def _repeated_rank_classes() -> list[_Entry]:
+    """Hands with a repeated rank (one pair to four of a kind), keyed by (count, rank)."""
+    entries: list[_Entry] = []
     for multiset in combinations_with_replacement(range(13), 5):
         groups = sorted(Counter(multiset).items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
-        shape = tuple(count for _, count in groups)
-        cat = by_shape.get(shape)
-        if cat is None:  # five distinct ranks (done above) or five of a kind
+        category = _BY_SHAPE.get(tuple(count for _, count in groups))
+        if category is None:  # five distinct ranks (done apart) or five of a kind
             continue
         product = 1
         for r in multiset:
             product *= RANK_PRIMES[r]
-        entries.append((cat, tuple(r for r, _ in groups), False, product))
+        entries.append((category, tuple(r for r, _ in groups), False, product))
+    return entries
+
+
+def _build_tables() -> tuple[
+    list[int], list[int], dict[int, int], list[HandCategory], list[tuple[int, ...]]
+]:
+    """Rank every distinct 5-card hand class and fill the lookup tables.
+
+    Each class gets a (category, key) where the key lists ranks by (count, rank)
+    descending; sorting by it orders hands exactly as R3 does (kickers included,
+    suits ignored), so the tables need no outside source.
+    """
+    distinct, entries = _distinct_rank_classes()
+    entries += _repeated_rank_classes()
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     assert len(entries) == MAX_STANDARD_RANK
 

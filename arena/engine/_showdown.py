@@ -69,26 +69,8 @@ def showdown(
             best = max(ranks[seat] for seat in eligible)
             # eligible seats come in table order; winners must be in clockwise order
             pot_winners.append([seat for seat in live if seat in eligible and ranks[seat] == best])
-    shown: dict[int, tuple[Card, ...]] = {}
     order = _showdown_order(len(folded), folded, aggressor, clockwise[0])
-    if reveal_all:
-        for seat in order:
-            cards = tuple(holes[seat])
-            shown[seat] = cards
-            events.append(HandShown(seat, cards, ranks[seat]))
-    else:
-        must_show = {seat for winners in pot_winners for seat in winners}
-        best_shown = -1
-        for k, seat in enumerate(order):
-            rank = ranks[seat]
-            if k == 0 or rank >= best_shown or seat in must_show:
-                cards = tuple(holes[seat])
-                shown[seat] = cards
-                events.append(HandShown(seat, cards, rank))
-                if rank > best_shown:
-                    best_shown = rank
-            else:
-                events.append(HandMucked(seat))
+    shown = _reveal(order, holes, ranks, pot_winners, reveal_all, events)
     awards: dict[int, int] = {}
     for index, pot in enumerate(pots):
         winners = pot_winners[index]
@@ -101,6 +83,37 @@ def showdown(
                 events.append(PotAwarded(seat, amount, index))
                 awards[seat] = awards.get(seat, 0) + amount
     return pots, shown, awards
+
+
+def _reveal(
+    order: Sequence[int],
+    holes: Sequence[Sequence[Card]],
+    ranks: dict[int, int],
+    pot_winners: list[list[int]],
+    reveal_all: bool,
+    events: list[Event],
+) -> dict[int, tuple[Card, ...]]:
+    """Show hands in ``order`` (R19); in muck mode a hand that cannot win may be mucked."""
+    shown: dict[int, tuple[Card, ...]] = {}
+    if reveal_all:
+        for seat in order:
+            cards = tuple(holes[seat])
+            shown[seat] = cards
+            events.append(HandShown(seat, cards, ranks[seat]))
+        return shown
+    must_show = {seat for winners in pot_winners for seat in winners}
+    best_shown = -1
+    for k, seat in enumerate(order):
+        rank = ranks[seat]
+        if k == 0 or rank >= best_shown or seat in must_show:
+            cards = tuple(holes[seat])
+            shown[seat] = cards
+            events.append(HandShown(seat, cards, rank))
+            if rank > best_shown:
+                best_shown = rank
+        else:
+            events.append(HandMucked(seat))
+    return shown
 
 
 def prove_openers(
