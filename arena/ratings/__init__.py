@@ -35,8 +35,8 @@ from arena.ratings._summary import UnitSummary as UnitSummary
 from arena.ratings._systems import BatchFit as BatchFit
 from arena.ratings._systems import IncrementalElo as IncrementalElo
 from arena.ratings._systems import builtin_rating_systems as builtin_rating_systems
+from arena.ratings._units import MatchChips as MatchChips
 from arena.ratings._units import UnitTable as UnitTable
-from arena.ratings._winrates import MatchChips as MatchChips
 from arena.ratings._winrates import bot_win_rates as bot_win_rates
 from arena.ratings._winrates import pair_units as pair_units
 from arena.ratings._winrates import pair_win_rates as pair_win_rates

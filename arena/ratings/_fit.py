@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from arena.ratings._bounds import check_prior_games, check_rating_setting
+from arena.ratings._bounds import DEFAULT_START_RATING, check_prior_games, check_rating_setting
 from arena.ratings._linalg import inverse_diagonal_spd, solve_spd
 from arena.ratings._pairwise import PairResult
 
@@ -124,7 +124,7 @@ def fit_matrix(
     played: Array,
     *,
     anchor: str | None = None,
-    anchor_rating: float = 1500.0,
+    anchor_rating: float = DEFAULT_START_RATING,
     prior_games: float = 2.0,
 ) -> dict[str, Rating]:
     """Fit the ratings of ``names`` from per-pair sums, with 95% intervals.
@@ -210,7 +210,7 @@ def fit_ratings(
     results: Sequence[PairResult],
     *,
     anchor: str | None = None,
-    anchor_rating: float = 1500.0,
+    anchor_rating: float = DEFAULT_START_RATING,
     prior_games: float = 2.0,
 ) -> dict[str, Rating]:
     """Fit every bot's rating to all ``results`` at once, with 95% intervals.

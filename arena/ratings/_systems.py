@@ -37,7 +37,7 @@ class BatchFit:
     """Bradley-Terry maximum likelihood over all results at once, with 95% intervals."""
 
     anchor: str | None = None
-    anchor_rating: float = 1500.0
+    anchor_rating: float = DEFAULT_START_RATING
     name: str = "bt-fit"
 
     def rate(self, results: Sequence[PairResult]) -> dict[str, Rating]:

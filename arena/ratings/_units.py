@@ -9,10 +9,9 @@ results, the LOS and the margin-scored fit's per-pair sums are combined from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,11 +20,39 @@ from arena.ratings._pairwise import MARGIN_SCALE_MBB
 from arena.ratings._summary import UnitSummary, row_moments
 from arena.stats import WinRate
 
-if TYPE_CHECKING:
-    from arena.ratings._winrates import MatchChips
-
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchChips:
+    """One match's chip results, unit by unit, for every bot at the table.
+
+    ``bot_chips[bot][u]`` is what ``bot`` won (negative: lost) in unit ``u``. A unit is the
+    independent sample the interval is built on: one hand in an ordinary match, one
+    duplicate block (the same deals played from every seat, ``hands_per_unit`` hands) in a
+    duplicate match, where most of the card luck cancels inside the unit. Every bot has the
+    same number of units, aligned (unit ``u`` is the same hands for everyone).
+    ``big_blind`` is the match's big blind in chips, used to express results in
+    milli-big-blinds (mbb) so matches with different blinds can be pooled.
+    """
+
+    bot_chips: Mapping[str, Sequence[float]]
+    big_blind: float
+    hands_per_unit: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.big_blind > 0:
+            raise ValueError(f"the big blind is a positive number of chips, got {self.big_blind}")
+        if self.hands_per_unit < 1:
+            raise ValueError(f"a unit holds at least one hand, got {self.hands_per_unit}")
+        lengths = {len(chips) for chips in self.bot_chips.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"every bot needs the same number of units, got {sorted(lengths)}")
+
+    def mbb_per_hand(self, chips: float) -> float:
+        """One unit's chips in milli-big-blinds per hand."""
+        return chips * 1000.0 / self.big_blind / self.hands_per_unit
 
 
 @dataclass(frozen=True, eq=False)

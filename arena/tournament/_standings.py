@@ -29,6 +29,7 @@ import numpy as np
 
 from arena.engine import ForcedBets, GameConfig, JokerMode, Opening
 from arena.ratings import (
+    DEFAULT_START_RATING,
     PairResult,
     Rating,
     check_rating_setting,
@@ -107,7 +108,7 @@ class Standings:
     matches: int
     pairs: dict[tuple[str, str], WinRate]
     anchor: str | None = None
-    anchor_rating: float = 1500.0
+    anchor_rating: float = DEFAULT_START_RATING
 
 
 def _whole_match_results(columns: MatchColumns) -> list[PairResult]:
@@ -192,7 +193,7 @@ def standings_from_rows(
     elo: dict[str, float],
     *,
     anchor: str | None = None,
-    anchor_rating: float = 1500.0,
+    anchor_rating: float = DEFAULT_START_RATING,
 ) -> Standings:
     """Fit and tabulate the given match rows (one game type)."""
     return _standings_of(
@@ -206,7 +207,7 @@ def compute_standings(
     *,
     tournament: str | None = None,
     anchor: str | None = None,
-    anchor_rating: float = 1500.0,
+    anchor_rating: float = DEFAULT_START_RATING,
 ) -> Standings:
     """The leaderboard of a game type from every stored match (or one tournament's).
 

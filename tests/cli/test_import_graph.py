@@ -89,11 +89,6 @@ def imports_of(name: str, path: Path) -> set[str]:
 
 GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
 
-KNOWN_CYCLE_EDGES = {("arena.ratings._units", "arena.ratings._winrates")}
-"""Edges that still close a cycle, each owned by another change in flight (issue 8):
-``ratings/_units.py`` imports ``MatchChips`` from ``_winrates`` under TYPE_CHECKING.
-Remove an entry when its cycle is gone; add none."""
-
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle of ``graph`` as a list of nodes (first == last), or ``None``."""
@@ -148,9 +143,7 @@ def test_find_cycle_finds_one():
 
 def test_no_import_cycle_inside_arena():
     """No module reaches itself through its imports (all imports, see the docstring)."""
-    graph = {name: targets - {b for a, b in KNOWN_CYCLE_EDGES if a == name}
-             for name, targets in GRAPH.items()}  # fmt: skip
-    assert find_cycle(graph) is None
+    assert find_cycle(GRAPH) is None
 
 
 def test_every_package_has_a_layer():
