@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import trio
 
 from arena import protocol
-from arena.dealer._answers import StaleFlood, describe_action, receive_action
+from arena.dealer._answers import IssuedIds, StaleFlood, describe_action, receive_action
 from arena.dealer._chips import ChipLedger
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
 from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
@@ -53,7 +53,7 @@ class _Seat:
         self.connection: SeatConnection | None = None
         self.bank = 0.0
         self.faults = 0
-        self.asked = 0  # the number in the id of the decision this seat was last asked
+        self.issued = IssuedIds()  # the decision ids this seat was asked (stale answers' ids)
         self.failed_reconnects = 0
         self.wants_hand_start = False
         self.past_limit = False
@@ -257,7 +257,7 @@ class _MatchRunner:
             return
         self._decisions += 1
         decision_id = f"{hand_number}.{self._decisions}"
-        seat.asked = self._decisions
+        seat.issued.add(decision_id)
         reply, reason, detail = await self._wait_for_answer(
             seat, hand, players, hand_number, hand_id, decision_id
         )
@@ -313,8 +313,8 @@ class _MatchRunner:
                 await connection.send(request)
                 reply = await receive_action(
                     connection,
-                    asked=seat.asked,
                     decision_id=decision_id,
+                    issued=seat.issued,
                     on_dropped=lambda: self._count_stale(seat),
                 )
             except MalformedStreamError as error:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from arena.dealer import MAX_STALE, MatchResult
-from arena.dealer._answers import StaleFlood, describe_action, is_stale, receive_action
+from arena.dealer._answers import (
+    MAX_REMEMBERED,
+    IssuedIds,
+    StaleFlood,
+    describe_action,
+    receive_action,
+)
 from arena.dealer._chips import ChipLedger
 from arena.engine import HandSettlement
 from arena.protocol import MessageFault, pb
@@ -31,19 +37,38 @@ def _answer(decision_id: str) -> pb.BotMessage:
     return pb.BotMessage(action=pb.Action(decision_id=decision_id, kind=pb.ACTION_KIND_CALL))
 
 
-class TestIsStale:
-    def test_an_earlier_decision_of_the_match_is_stale(self) -> None:
-        """Decision 3 of any hand is stale while decision 5 waits."""
-        assert is_stale("2.3", asked=5)
+class TestIssuedIds:
+    def test_only_ids_asked_of_this_seat_are_remembered(self) -> None:
+        """R24: seat asked 1.1 and 1.3 (the opponent had 1.2): only those two are its own."""
+        issued = IssuedIds()
+        issued.add("1.1")
+        issued.add("1.3")
+        assert "1.1" in issued and "1.3" in issued
+        assert "1.2" not in issued  # the opponent's decision
+        assert "99999.3" not in issued  # a hand that never happened, the number of a real one
+        assert not any(text in issued for text in ("", "x", "0.1", "1.0", "1.01", "3"))
 
-    def test_the_pending_and_later_decisions_are_not(self) -> None:
-        """The awaited id, and one never asked, are taken as answers (a later id is a fault)."""
-        assert not is_stale("2.5", asked=5)
-        assert not is_stale("2.9", asked=5)
+    def test_the_memory_is_bounded(self) -> None:
+        """Past ``limit`` ids the oldest is forgotten, so a long match keeps a fixed size."""
+        issued = IssuedIds(limit=3)
+        for number in range(1, 6):
+            issued.add(f"1.{number}")
+        assert 3 == len(issued)
+        assert "1.2" not in issued and "1.3" in issued and "1.5" in issued
 
-    def test_an_id_not_of_the_dealers_shape_is_not_stale(self) -> None:
-        """Garbage ids go through as answers, so the runner records WRONG_DECISION_ID."""
-        assert not any(is_stale(text, asked=5) for text in ("", "x", "0.1", "1.0", "1.01", "1.2.3"))
+    def test_the_default_bound(self) -> None:
+        """The default remembers MAX_REMEMBERED ids."""
+        issued = IssuedIds()
+        for number in range(MAX_REMEMBERED + 10):
+            issued.add(f"1.{number + 1}")
+        assert MAX_REMEMBERED == len(issued)
+
+
+def _issued(*ids: str) -> IssuedIds:
+    issued = IssuedIds()
+    for decision_id in ids:
+        issued.add(decision_id)
+    return issued
 
 
 class TestReceiveAction:
@@ -54,7 +79,10 @@ class TestReceiveAction:
         connection = _Replay([_answer("1.1"), hello, _answer("1.2"), _answer("2.3")])
         dropped: list[None] = []
         action = await receive_action(
-            connection, asked=3, decision_id="2.3", on_dropped=lambda: dropped.append(None)
+            connection,
+            decision_id="2.3",
+            issued=_issued("1.1", "1.2", "2.3"),
+            on_dropped=lambda: dropped.append(None),
         )
         assert "2.3" == action.decision_id
         assert 3 == len(dropped)
@@ -64,16 +92,39 @@ class TestReceiveAction:
         """MAX_STALE drops are allowed; the next one is a flood naming the decision."""
         connection = _Replay([_answer("1.1")] * (MAX_STALE + 1) + [_answer("1.2")])
         with pytest.raises(StaleFlood, match=rf"more than {MAX_STALE} .* 1\.2 waited"):
-            await receive_action(connection, asked=2, decision_id="1.2", on_dropped=lambda: None)
+            await receive_action(
+                connection, decision_id="1.2", issued=_issued("1.1", "1.2"), on_dropped=lambda: None
+            )
 
     @pytest.mark.trio
     async def test_an_empty_message_is_malformed(self) -> None:
         """A BotMessage with no kind set is a MALFORMED fault, not a drop."""
         with pytest.raises(MessageFault) as caught:
             await receive_action(
-                _Replay([pb.BotMessage()]), asked=1, decision_id="1.1", on_dropped=lambda: None
+                _Replay([pb.BotMessage()]),
+                decision_id="1.1",
+                issued=_issued("1.1"),
+                on_dropped=lambda: None,
             )
         assert pb.FAULT_REASON_MALFORMED == caught.value.reason
+
+    @pytest.mark.trio
+    @pytest.mark.parametrize("foreign", ["99999.1", "1.2", "1.9", "bogus"])
+    async def test_an_id_never_asked_of_this_seat_is_the_answer_not_a_drop(
+        self, foreign: str
+    ) -> None:
+        """R24: an unknown hand, the opponent's decision (1.2), a later or a garbage id are
+        not stale: receive_action hands them back, and the runner records WRONG_DECISION_ID."""
+        dropped: list[None] = []
+        connection = _Replay([_answer(foreign), _answer("1.3")])
+        action = await receive_action(
+            connection,
+            decision_id="1.3",
+            issued=_issued("1.1", "1.3"),
+            on_dropped=lambda: dropped.append(None),
+        )
+        assert foreign == action.decision_id
+        assert [] == dropped
 
 
 def test_describe_action_says_what_was_played() -> None:

@@ -400,3 +400,37 @@ async def test_r24_fault_message_names_the_engine_reason_code() -> None:
     assert (pb.FAULT_REASON_ILLEGAL_ACTION, "amount_too_large") in codes
     assert all(f.code == "" for f in faults if f.reason != pb.FAULT_REASON_ILLEGAL_ACTION)
     assert [f.code for f in faults] == [r.code for r in result.faults]
+
+
+def _answer_for(request, decision_id: str) -> pb.Action:
+    kind = pb.ACTION_KIND_DISCARD if request.phase == pb.PHASE_DRAW else pb.ACTION_KIND_CALL
+    return pb.Action(decision_id=decision_id, kind=kind)
+
+
+@pytest.mark.trio
+async def test_r24_ids_never_asked_of_the_seat_are_wrong_not_stale() -> None:
+    """An id for a hand that never happened with the number of an earlier decision
+    (``99999.N-1``), or for the decision just before (often the opponent's), is
+    WRONG_DECISION_ID, never dropped as a stale answer (README: "answers a decision it
+    was never asked")."""
+
+    def earlier_number(request) -> str:
+        hand, number = request.decision_id.split(".")
+        return f"{hand}.{int(number) - 1}"
+
+    other_hand = ScriptedBot(
+        lambda r: _answer_for(r, "99999." + earlier_number(r).split(".")[1]), "other-hand"
+    )
+    previous = ScriptedBot(lambda r: _answer_for(r, earlier_number(r)), "previous")
+    result = await run_match(
+        [LocalBot(other_hand), LocalBot(previous)],
+        MatchSettings(config=GameConfig(), hands=3, seed=2, action_timeout=0.2, time_bank=0.0),
+    )
+    by_seat = {seat: [f for f in result.faults if f.seat == seat] for seat in range(2)}
+    assert by_seat[0] and {"WRONG_DECISION_ID"} == {f.reason for f in by_seat[0]}
+    assert all("99999." in f.detail for f in by_seat[0])
+    assert 0 == result.stale_actions[0]
+    # "previous" answers its own earlier decision at times (a stale drop, then a timeout),
+    # but the opponent's decision just before it is a wrong id
+    assert "WRONG_DECISION_ID" in {f.reason for f in by_seat[1]}
+    assert _conserved(result)
