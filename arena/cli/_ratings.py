@@ -21,7 +21,7 @@ from rich.text import Text
 
 from arena.cli._rating_systems import pick_system, ranked, stored_pair_results
 from arena.plugins import RatingSystem
-from arena.ratings import check_rating_setting
+from arena.ratings import bounded_rating, check_rating_setting
 from arena.tournament import Standings, Store, StoreError, TournamentConfig, compute_standings
 from arena.tournament._standings import StandingsRefresher, open_reader, stored_anchor
 
@@ -32,6 +32,13 @@ DEFAULT_ANCHOR_RATING = 1000.0
 def _interval(value: float, half: float, *, signed: bool = False) -> str:
     shown = f"{value:+.0f}" if signed else f"{value:.0f}"
     return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
+
+
+def _live_elo(value: float) -> str:
+    """A live Elo cell: "-" when unrated; a figure beyond the rating bounds shows as the bound."""
+    if not math.isfinite(value):
+        return "-"
+    return f"{bounded_rating(value, value):.0f}"
 
 
 def _table(title: str) -> RichTable:
@@ -66,7 +73,7 @@ def standings_table(standings: Standings, title: str, *, live_elo: bool = False)
     for rank, row in enumerate(standings.rows, 1):
         cells: list[str | Text] = [str(rank), Text(row.bot), _interval(row.fit.elo, row.fit.ci95)]
         if live_elo:
-            cells.append("-" if math.isnan(row.elo) else f"{row.elo:.0f}")
+            cells.append(_live_elo(row.elo))
         cells += [
             _interval(row.win_rate.mbb_per_hand, row.win_rate.ci95, signed=True),
             str(row.matches),

@@ -53,10 +53,21 @@ def _opener(pm, config: TournamentConfig) -> Callable:
     return open_bot_entry
 
 
+NOT_STARTED_EXIT = 3
+"""The exit status of a run or resume that left matches not started (a bot did not start)."""
+
+
 def play_tournament(
     config: TournamentConfig, *, resume: bool, no_plugins: bool, console: Console
 ) -> Standings:
     """Run (or resume) ``config`` with a live leaderboard; return the final standings."""
+    return _play_tournament(config, resume=resume, no_plugins=no_plugins, console=console)[0]
+
+
+def _play_tournament(
+    config: TournamentConfig, *, resume: bool, no_plugins: bool, console: Console
+) -> tuple[Standings, Progress]:
+    """:func:`play_tournament`, also returning the run's progress (for the exit status)."""
     pm = _plugin_manager(no_plugins)
     game_type = game_type_of(config.game)
     try:  # resume never creates a database: a missing one is a wrong path
@@ -74,7 +85,7 @@ def play_tournament(
         )
         pm.hook.arena_tournament_finished(name=config.name, standings=list(overall.rows))
         console.print(_recorded_line(config, progress), markup=False, highlight=False)
-        return overall
+        return overall, progress
 
 
 def _play_live(
@@ -178,9 +189,13 @@ def _play_and_show(file: Path, *, resume: bool, no_plugins: bool) -> None:
     config = _load(file)
     console = Console()
     with user_errors(lambda: interrupted_line(config)):
-        standings = play_tournament(config, resume=resume, no_plugins=no_plugins, console=console)
+        standings, progress = _play_tournament(
+            config, resume=resume, no_plugins=no_plugins, console=console
+        )
         title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
         console.print(standings_table(standings, title))
+    if progress.not_started:  # not finished: scripts can tell (the note above says why)
+        raise SystemExit(NOT_STARTED_EXIT)
 
 
 @tournament.command("run")

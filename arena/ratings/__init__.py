@@ -12,6 +12,7 @@ from arena.ratings._bounds import DEFAULT_START_RATING as DEFAULT_START_RATING
 from arena.ratings._bounds import MAX_K_FACTOR as MAX_K_FACTOR
 from arena.ratings._bounds import MAX_PRIOR_GAMES as MAX_PRIOR_GAMES
 from arena.ratings._bounds import RATING_LIMIT as RATING_LIMIT
+from arena.ratings._bounds import bounded_rating as bounded_rating
 from arena.ratings._bounds import check_k_factor as check_k_factor
 from arena.ratings._bounds import check_prior_games as check_prior_games
 from arena.ratings._bounds import check_rating_setting as check_rating_setting
@@ -62,6 +63,7 @@ __all__ = [
     "UnitSummary",
     "UnitTable",
     "bot_win_rates",
+    "bounded_rating",
     "builtin_rating_systems",
     "check_k_factor",
     "check_prior_games",

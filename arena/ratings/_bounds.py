@@ -38,6 +38,19 @@ def _number(value: object) -> float:
     return number
 
 
+def bounded_rating(value: float, start: float) -> float:
+    """A stored rating made safe to compute with: ``start`` if not finite, else clamped.
+
+    A database may hold absurd ratings (Inf, +-1e308: written before the K bound, or by
+    hand); Elo of such values overflows to NaN, which SQLite stores as NULL. Clamping to
+    ``[-RATING_LIMIT, RATING_LIMIT]`` keeps every expected score and update finite.
+    """
+    number = float(value)
+    if not math.isfinite(number):
+        return float(start)
+    return min(max(number, -RATING_LIMIT), RATING_LIMIT)
+
+
 def check_k_factor(value: object) -> float:
     """``value`` as a K factor, or ``ValueError`` saying the allowed range."""
     number = _number(value)

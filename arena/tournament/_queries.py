@@ -9,9 +9,11 @@ the same connection; none of them writes. Rows come back as the frozen records o
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from typing import Any
 
+from arena.ratings import bounded_rating
 from arena.tournament._schema import (
     NOT_STARTED,
     BotFaults,
@@ -163,14 +165,23 @@ def rating_history(
 
 
 def current_ratings(db: sqlite3.Connection, system: str, game_type: str) -> dict[str, float]:
-    """Each rated bot's latest ``rating_after`` in this system and game type."""
+    """Each rated bot's latest ``rating_after`` in this system and game type.
+
+    Absurd stored values are bounded (``bounded_rating``): one beyond ``RATING_LIMIT``
+    reads as the limit, and a NaN, infinite or NULL one as unrated (the caller's start
+    rating then applies), so no Elo computed from them overflows.
+    """
     rows = db.execute(
         "SELECT b.name, r.rating_after FROM ratings r JOIN bots b ON b.id = r.bot_id "
         "WHERE r.id IN (SELECT MAX(id) FROM ratings WHERE system = ? AND game_type = ? "
         "GROUP BY bot_id) ORDER BY b.name",
         (system, game_type),
     ).fetchall()
-    return {name: float(rating) for name, rating in rows}
+    ratings = {}
+    for name, rating in rows:
+        if isinstance(rating, int | float) and math.isfinite(rating):
+            ratings[name] = bounded_rating(rating, 0.0)
+    return ratings
 
 
 def standing_pool(db: sqlite3.Connection, game_type: str) -> list[str]:

@@ -29,7 +29,7 @@ from arena.dealer import (
     run_match,
 )
 from arena.engine import Hand
-from arena.ratings import ChipSprt, EloSystem
+from arena.ratings import ChipSprt, EloSystem, bounded_rating
 from arena.tournament._bots import BotSpec
 from arena.tournament._config import TournamentConfig, TournamentConfigError
 from arena.tournament._drivers import open_builtin_bot
@@ -37,6 +37,7 @@ from arena.tournament._errors import TournamentError, expected_error
 from arena.tournament._formats import build_schedule
 from arena.tournament._lock import hold_tournament
 from arena.tournament._not_started import error_tail, record_not_started, start_note
+from arena.tournament._owner import check_free, claim, same_settings
 from arena.tournament._scheduled import ScheduledMatch
 from arena.tournament._standings import game_type_of, match_results
 from arena.tournament._store import (
@@ -154,11 +155,12 @@ def prepare(
         stored = json.loads(existing.config_json)
         config = config.with_seed(stored["tournament"]["seed"])
         config, notes = config.without_unavailable()
-        if config.to_json() != existing.config_json:
+        if not same_settings(existing.config_json, config.to_json()):
             raise TournamentError(
                 f"{config.source} changed since tournament {config.name!r} started; "
                 "resume with the original file, or start a tournament with another name"
             )
+        claim(config.output / config.name, existing, str(store.path))
         return config, existing.id, notes
     if existing is not None:
         hint = (
@@ -174,11 +176,16 @@ def prepare(
         raise TournamentError(
             f"{config.source}: tournament.output: cannot write to {config.output}: {error.strerror}"
         ) from None
+    records = config.output / config.name
+    check_free(records, str(store.path))  # another tournament's records are never replaced
     pool = store.standing_pool(game_type_of(config.game))
     schedule = build_schedule(config, standing_pool=pool)
     for entry in config.bots:
         store.upsert_bot(entry.name, f"{entry.kind}: {entry.target}")
     tournament_id = store.create_tournament(config.name, config.to_json(), _schedule_rows(schedule))
+    created = store.get_tournament(config.name)
+    assert created is not None  # just stored, under the database lock
+    claim(records, created, str(store.path))
     return config, tournament_id, notes
 
 
@@ -427,20 +434,16 @@ def _record(
     """
     result, block = played.result, played.block
     seats = seat_results(result, duplicate_block=block, seats=played.seats)
-    before = store.current_ratings("elo", game_type)
+    stored = store.current_ratings("elo", game_type)  # already bounded, as is what is stored
+    before = {name: bounded_rating(stored.get(name, elo.start), elo.start) for name in result.names}
     chips = {name: result.chips_won[i] for i, name in enumerate(result.names)}
     absent = set()
     if result.reason != "completed":
         absent = {
             name for i, name in enumerate(result.names) if result.sat_out[i] or result.forfeited[i]
         }
-    after = elo.update(
-        {name: before.get(name, elo.start) for name in chips}, match_results(chips, absent)
-    )
-    updates = [
-        RatingUpdate(name, "elo", game_type, before.get(name, elo.start), after[name])
-        for name in chips
-    ]
+    after = elo.update(before, match_results(chips, absent))
+    updates = [RatingUpdate(name, "elo", game_type, before[name], after[name]) for name in chips]
     # AlreadyRecorded: a retry after a crash between play and commit; the first result stands
     with contextlib.suppress(AlreadyRecorded):
         store.record_match(
