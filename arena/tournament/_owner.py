@@ -80,7 +80,8 @@ def claim(records: Path, row: TournamentRow, database: str) -> None:
         if {key: owner.get(key) for key in ("tournament", "id", "created_at")} != _identity(row):
             raise _refusal(records, owner, database)
         return
-    stamp = {**_identity(row), "database": os.path.abspath(database)}
+    where = database if database == ":memory:" else os.path.abspath(database)
+    stamp = {**_identity(row), "database": where}
     path = records / OWNER_FILE
     try:
         records.mkdir(parents=True, exist_ok=True)
