@@ -15,6 +15,9 @@ So Trio's ``receive()`` is a plain memory-channel receive (cancelling it loses
 nothing), and ``send()`` only queues (a write is never cancelled half-way, which in
 ``grpc.aio`` would cancel the whole RPC). ``send()`` waits only when more than
 :data:`MAX_UNWRITTEN` messages are still unwritten (the bot stopped reading).
+The other way, a bot that sends more than :data:`MAX_UNREAD` messages, or more than
+:data:`MAX_UNREAD_BYTES` bytes, ahead of the dealer reading them has its stream cut:
+the inbox never holds more than that, whatever the bot sends.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ MAX_UNWRITTEN = 64
 """Messages queued for a bot before ``send()`` waits for gRPC to take them."""
 MAX_UNREAD = 256
 """Messages a bot may send ahead of the dealer reading them before its stream is cut."""
+MAX_UNREAD_BYTES = 4 << 20
+"""Bytes of messages a bot may send ahead of the dealer reading them before its stream is cut
+(at least twice the bot's ``max_message_bytes``, so two messages of the largest size fit)."""
 
 
 _open_bots: weakref.WeakSet[GrpcBot] = weakref.WeakSet()
@@ -96,6 +102,11 @@ class GrpcConnection:
         self._closed = False
         self._sent = 0  # written by Trio only
         self._taken = 0  # written by Trio only
+        self._taken_bytes = 0  # written by Trio only
+        # the wire size of each message in the inbox, oldest first: the loop appends
+        # before it pushes the message, Trio pops as it takes one (deque ops are atomic)
+        self._sizes: collections.deque[int] = collections.deque()
+        self._max_unread_bytes = max(MAX_UNREAD_BYTES, 2 * bot.max_message_bytes)
         # loop side
         self._call: grpc.aio.StreamStreamCall | None = None
         self._outbox: collections.deque[pb.DealerMessage | None] = collections.deque()
@@ -106,6 +117,7 @@ class GrpcConnection:
         self._progress: asyncio.Event | None = None
         self._written = 0  # written by the loop only
         self._received = 0  # written by the loop only
+        self._received_bytes = 0  # written by the loop only
         self._failed: str | None = None  # why the stream or a write failed (loop side)
         self._failed_error: type[SeatBrokenError] = SeatBrokenError
 
@@ -132,6 +144,7 @@ class GrpcConnection:
             self._end, self._end_error = item.reason, item.error
             raise item.error(item.reason)
         self._taken += 1
+        self._taken_bytes += self._sizes.popleft()
         return item
 
     async def aclose(self) -> None:
@@ -221,10 +234,19 @@ class GrpcConnection:
                     call.cancel()
                     break
                 self._received += 1
+                self._received_bytes += len(raw)
                 if self._received - self._taken > MAX_UNREAD:
                     reason = f"the bot sent more than {MAX_UNREAD} messages nobody asked for"
                     call.cancel()
                     break
+                if self._received_bytes - self._taken_bytes > self._max_unread_bytes:
+                    reason = (
+                        f"the bot sent more than {self._max_unread_bytes} bytes of messages "
+                        "nobody asked for"
+                    )
+                    call.cancel()
+                    break
+                self._sizes.append(len(raw))
                 if not self._push(message):
                     return  # the Trio run is over: nobody is listening
         except grpc.aio.AioRpcError as error:

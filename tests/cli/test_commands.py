@@ -154,6 +154,26 @@ def test_check_bot_passes_an_example_bot(tmp_path: Path) -> None:
     assert "all 6 scenarios passed" in result.output
 
 
+def test_check_bot_takes_protocol_version_0_as_1(tmp_path: Path) -> None:
+    """A Hello that leaves protocol_version unset (0) is taken as 1, as the dealer and the
+    .proto take it: check-bot passes the bot rather than fail every scenario."""
+    bot = f"{sys.executable} {BOTS / 'version.py'} 0"
+    result = CliRunner().invoke(cli, ["check-bot", bot, "--seed", "3", "--logs", str(tmp_path)])
+    assert "protocol_version" not in result.output
+    assert result.exit_code == 0, result.output
+    assert "all 6 scenarios passed" in result.output
+
+
+def test_check_bot_fails_a_protocol_version_the_dealer_refuses(tmp_path: Path) -> None:
+    """Hello.protocol_version 999: the dealer's own check refuses it and check-bot says so."""
+    bot = f"{sys.executable} {BOTS / 'version.py'}"
+    options = ["--seed", "3", "--timeout", "0.5", "--logs", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["check-bot", bot, *options])
+    assert result.exit_code == 1
+    assert "protocol_version 999" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_check_bot_reports_a_broken_bot(tmp_path: Path) -> None:
     """A bot that bets illegal amounts fails with the reason code and the dealer's explanation."""
     result = CliRunner().invoke(

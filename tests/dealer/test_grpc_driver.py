@@ -23,7 +23,7 @@ from arena.dealer import (
     _bridge,
     run_match,
 )
-from arena.dealer._grpc import MAX_UNREAD
+from arena.dealer._grpc import MAX_UNREAD, MAX_UNREAD_BYTES
 from arena.dealer._launch import free_tcp_port
 from arena.engine import GameConfig
 from arena.protocol import pb
@@ -116,6 +116,29 @@ class TestConnection:
                         received += 1
             assert received <= MAX_UNREAD + 1
             await connection.aclose()
+
+    async def test_unread_bytes_are_bounded(self, launch):
+        """40 unread Actions of ~0.9 MB (far fewer than MAX_UNREAD): the stream is cut once
+        more than MAX_UNREAD_BYTES wait unread, so the dealer never holds the other ~30 MB."""
+        async with launch("big_flood.py") as (launched,):
+            bot = GrpcBot("big-flood", launched.address)
+            try:
+                connection = await bot.connect()
+                await connection.send(pb.DealerMessage(match_start=pb.MatchStart(seat=0)))
+                with trio.fail_after(30):
+                    while connection._failed is None:  # read nothing until the stream is over
+                        await trio.sleep(0.05)
+                    queued = []
+                    with pytest.raises(SeatBrokenError) as cut:
+                        while True:
+                            queued.append((await connection.receive()).ByteSize())
+            finally:
+                await bot.aclose()
+        assert f"more than {MAX_UNREAD_BYTES} bytes" in str(cut.value)
+        big = max(queued)
+        assert big > 800_000
+        assert len(queued) < 41  # the Hello and some of the 40: not all of them
+        assert sum(queued) <= MAX_UNREAD_BYTES + big
 
     async def test_send_waits_when_the_bot_stops_reading(self, launch):
         """Sends queue only so far: a bot that never reads makes send() wait, not grow."""

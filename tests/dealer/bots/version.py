@@ -1,8 +1,13 @@
-"""Says Hello with protocol_version 999 (a major version this dealer does not speak)."""
+"""Says Hello with protocol_version 999 (a major version this dealer does not speak),
+or with the version given as its argument (``version.py 0``: the field left unset)."""
+
+import sys
 
 from _common import Calling
 
 from arena.sdk import run
+
+VERSION = int(sys.argv.pop(1)) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 999
 
 
 class FromTheFuture(Calling):
@@ -10,7 +15,7 @@ class FromTheFuture(Calling):
 
     def hello(self):
         message = super().hello()
-        message.hello.protocol_version = 999
+        message.hello.protocol_version = VERSION
         return message
 
 
