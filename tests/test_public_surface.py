@@ -47,7 +47,7 @@ PUBLIC = {
     "arena.ratings": {
         "DEFAULT_ANCHOR_RATING", "DEFAULT_K_FACTOR", "DEFAULT_START_RATING",
         "ELO_PER_NEPER", "MARGIN_SCALE_MBB", "MAX_K_FACTOR", "MAX_PRIOR_GAMES",
-        "RATING_LIMIT", "BatchFit", "bot_win_rates", "builtin_rating_systems",
+        "RATING_LIMIT", "BatchFit", "bot_win_rates", "bounded_rating", "builtin_rating_systems",
         "check_k_factor", "check_prior_games", "check_rating_setting", "chip_los_matrix",
         "ChipSprt", "EloSystem", "fit_matrix", "fit_ratings", "IncrementalElo", "los",
         "los_from_chips", "los_matrix", "margin_results", "MatchChips", "pair_units",
