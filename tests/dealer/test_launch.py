@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from processes import alive
 
 from arena.dealer import (
     BotStartError,
@@ -252,19 +253,6 @@ async def test_tables_finding_a_dead_bot_at_once_restart_it_once(bot_command, tm
             await connection.aclose()
 
 
-def _alive(pid: int) -> bool:
-    """Running, not a zombie (a grandchild is reaped by init, not by us)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _heads_up(hands: int, seed: int = 1) -> MatchSettings:
     return MatchSettings(config=GameConfig(), hands=hands, seed=seed, action_timeout=5.0)
 
@@ -313,11 +301,11 @@ async def test_a_crashed_bots_grandchild_is_stopped(bot_command, tmp_path):
         result = await run_match([bot, policy_driver("station", "calling-station")], _heads_up(4))
         grandchild = int(pid_file.read_text())
         assert bot.process.returncode == 1
-        assert _alive(grandchild), "the grandchild should still run while the driver is open"
+        assert alive(grandchild), "the grandchild should still run while the driver is open"
     assert result.hands_played >= 1
     with trio.move_on_after(10):
-        while _alive(grandchild):
+        while alive(grandchild):
             await trio.sleep(0.05)
-    if _alive(grandchild):
+    if alive(grandchild):
         os.kill(grandchild, signal.SIGKILL)
         pytest.fail("the crashed bot's grandchild outlived the match")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import grpc
 import pytest
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from processes import assert_exits, kill_launcher_while_the_bot_starts
 
 from arena.dealer import GrpcBot, LocalBot, MatchSettings, run_match
 from arena.engine import GameConfig, JokerMode, Structure
@@ -160,54 +160,6 @@ def test_node_bot_plays_no_limit_with_a_wild_joker_and_draw_three(node_bot):
 
 # --- the Node bot does not outlive the arena ------------------------------------------
 
-# Starts a bot with the arena's launcher, writes its pid as soon as it runs, then waits:
-# the test kills this process with SIGKILL while the bot is still starting.
-LAUNCHER = """
-import sys
-from pathlib import Path
-
-import trio
-
-from arena.dealer import LaunchedBot
-
-
-async def main():
-    pid_file, *command = sys.argv[1:]
-    bot = LaunchedBot("victim", command, log_dir=pid_file + ".logs", startup_timeout=60)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(bot.start, nursery)
-        while bot.process is None:
-            await trio.sleep(0.001)
-        Path(pid_file).write_text(str(bot.process.pid))
-        await trio.sleep(120)
-
-
-trio.run(main)
-"""
-
-
-def _running(pid: int) -> bool:
-    """Running, not a zombie waiting for a reaper."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def _assert_exits(pid: int, why: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _running(pid):
-            return
-        time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
-    pytest.fail(why)
-
 
 @pytest.mark.timeout(60)
 def test_node_bot_exits_when_the_arena_is_killed_while_it_starts(tmp_path):
@@ -215,17 +167,10 @@ def test_node_bot_exits_when_the_arena_is_killed_while_it_starts(tmp_path):
     it was re-parented before its watchdog ran, yet it stops."""
     preload = tmp_path / "hold.js"
     preload.write_text("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);\n")
-    pid_file = tmp_path / "bot.pid"
     command = [NODE, "--require", str(preload), str(NODE_BOT / "bot.js")]
-    parent = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(pid_file), *command])
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() or not pid_file.read_text():
-        assert time.monotonic() < deadline, "the launcher did not start the bot"
-        assert parent.poll() is None, "the launcher died"
-        time.sleep(0.005)
-    parent.send_signal(signal.SIGKILL)
-    parent.wait()
-    _assert_exits(int(pid_file.read_text()), "the Node bot outlived the arena")
+    assert_exits(
+        kill_launcher_while_the_bot_starts(tmp_path, command), "the Node bot outlived the arena"
+    )
 
 
 @pytest.mark.timeout(60)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import assert_exits, kill_launcher_while_the_bot_starts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,54 +38,10 @@ def test_launched_bot_exits_when_the_arena_is_killed(tmp_path: Path) -> None:
     time.sleep(1.5)  # let the bot start serving
     parent.send_signal(signal.SIGKILL)
     parent.wait()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if not _alive(bot_pid):
-            return
-        time.sleep(0.2)
-    os.kill(bot_pid, signal.SIGKILL)
-    pytest.fail("the bot outlived the process that launched it")
-
-
-def _alive(pid: int) -> bool:
-    """Running, not a zombie waiting for a reaper (containers' PID 1 may not reap)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    assert_exits(bot_pid, "the bot outlived the process that launched it")
 
 
 CALLING_STATION = ROOT / "examples_bots" / "calling_station.py"
-
-# Starts a bot with the arena's launcher, writes its pid as soon as it runs, then waits:
-# the test kills this process with SIGKILL while the bot is still starting.
-LAUNCHER = """
-import sys
-from pathlib import Path
-
-import trio
-
-from arena.dealer import LaunchedBot
-
-
-async def main():
-    pid_file, *command = sys.argv[1:]
-    bot = LaunchedBot("victim", command, log_dir=pid_file + ".logs", startup_timeout=60)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(bot.start, nursery)
-        while bot.process is None:
-            await trio.sleep(0.001)
-        Path(pid_file).write_text(str(bot.process.pid))
-        await trio.sleep(120)
-
-
-trio.run(main)
-"""
 
 
 def slow_starting(tmp_path: Path, script: Path) -> Path:
@@ -94,30 +51,6 @@ def slow_starting(tmp_path: Path, script: Path) -> Path:
         f"import runpy, time\ntime.sleep(1.0)\nrunpy.run_path({str(script)!r}, run_name='__main__')\n"
     )
     return wrapper
-
-
-def kill_launcher_while_the_bot_starts(tmp_path: Path, command: list[str]) -> int:
-    """Run LAUNCHER on ``command``, SIGKILL it as soon as the bot runs; the bot's pid."""
-    pid_file = tmp_path / "bot.pid"
-    parent = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(pid_file), *command])
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() or not pid_file.read_text():
-        assert time.monotonic() < deadline, "the launcher did not start the bot"
-        assert parent.poll() is None, "the launcher died"
-        time.sleep(0.005)
-    parent.send_signal(signal.SIGKILL)
-    parent.wait()
-    return int(pid_file.read_text())
-
-
-def assert_exits(pid: int, why: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return
-        time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
-    pytest.fail(why)
 
 
 @pytest.mark.timeout(60)
