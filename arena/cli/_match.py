@@ -25,6 +25,7 @@ from arena.dealer import (
 )
 from arena.dealer._records import MatchRecorder
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structure
+from arena.text import escape_untrusted
 from arena.tournament import Timeouts, TournamentConfig, _bounds
 
 
@@ -33,10 +34,7 @@ def terminal_safe(text: str) -> str:
 
     Bot output (stderr tails, decision ids) reaches the terminal only through this.
     """
-    return "".join(
-        ch if ch == "\n" or ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
+    return escape_untrusted(text, keep_newlines=True)
 
 
 async def open_drivers(

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-
-def printable(text: str) -> str:
-    """``text`` as is when every character prints, else escaped as in a repr (no quotes).
-
-    Hand names and player names come from the file: a control character (an ANSI
-    escape, a newline) must not reach the terminal as such.
-    """
-    return text if text.isprintable() else repr(text)[1:-1]
+from arena.text import escape_untrusted as printable  # names come from the file
 
 
 class PhhError(ValueError):

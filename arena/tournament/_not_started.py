@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from arena.text import escape_untrusted
 from arena.tournament._config import TournamentConfig
 from arena.tournament._schema import NOT_STARTED, SeatResult
 from arena.tournament._store import Store
@@ -27,8 +28,7 @@ TAIL_CHARS = 300
 
 def printable(text: str) -> str:
     """``text`` on one line with every control character escaped (it may be bot output)."""
-    text = text.replace("\r\n", "\n").strip().replace("\n", " | ")
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
+    return escape_untrusted(text, one_line=True)
 
 
 def error_tail(error: BaseException) -> str:

@@ -23,6 +23,7 @@ import arena
 ROOT = Path(arena.__file__).parent
 
 LAYERS: dict[str, int] = {
+    "text": 0,
     "engine": 1,
     "history": 1,
     "stats": 1,
@@ -36,6 +37,8 @@ LAYERS: dict[str, int] = {
     "cli": 7,
 }
 """The README's layout table as ranks: a package imports only packages of lower rank.
+
+Layer 0 is ``text``, the escaping of untrusted text that every layer shows.
 
 Layer 1 is engine, history, stats and ratings (history may read the engine, ratings
 may use stats: the only imports within a rank); the SDK and the in-process policies sit
