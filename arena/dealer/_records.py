@@ -8,6 +8,9 @@ One folder per match::
     hands.phhs      every hand in PHH (see docs/phh.md), replayable with `arena replay`
     result.json     chips won per seat, mbb/hand with 95% intervals, faults
 
+The folder is 0700 and every file in it 0600: ``events.jsonl`` and ``hands.phhs`` hold
+every hidden card, so no other uid (a bot's, at sandbox L2) may read them.
+
 Files are written hand by hand and flushed, so a crash loses at most the hand in
 progress. A match played again (a resumed tournament replays unfinished matches from
 the start) overwrites its folder, so the records always describe one whole match.
@@ -16,6 +19,7 @@ the start) overwrites its folder, so the records always describe one whole match
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,11 +116,15 @@ def summarize(
     *,
     duplicate_block: int = 1,
     seats: Sequence[SeatSummary] | None = None,
+    sandbox: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The result as JSON (``result.json``): per seat chips and mbb/hand with a 95% interval.
 
     ``seats``: the :func:`seat_summaries` already computed for this result, if any.
+    ``sandbox``: the sandbox layer each seat ran under (``"L1"``, ``"none"`` in process).
+    Each seat also shows its Hello (the bot's own name and version, as JSON escapes it).
     """
+    hellos = result.hellos or [None] * len(result.names)
     if seats is None:
         seats = seat_summaries(result, big_blind, duplicate_block=duplicate_block)
     return {
@@ -135,6 +143,8 @@ def summarize(
                 "stale_actions": s.stale_actions,
                 "sat_out": s.sat_out,
                 "forfeited": s.forfeited,
+                "hello": hellos[s.seat],
+                "sandbox": None if sandbox is None else sandbox[s.seat],
             }
             for s in seats
         ],
@@ -147,10 +157,11 @@ class MatchRecorder:
     def __init__(self, folder: Path, settings: MatchSettings) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.chmod(0o700)
         self.settings = settings
-        self._log_file: IO[str] = open(self.folder / "log.jsonl", "w", encoding="utf-8")  # noqa: SIM115
-        self._events: IO[str] = open(self.folder / "events.jsonl", "w", encoding="utf-8")  # noqa: SIM115
-        self._phh: IO[str] = open(self.folder / "hands.phhs", "w", encoding="utf-8")  # noqa: SIM115
+        self._log_file = _private(self.folder / "log.jsonl")
+        self._events = _private(self.folder / "events.jsonl")
+        self._phh = _private(self.folder / "hands.phhs")
         self.log = structlog.wrap_logger(
             structlog.WriteLogger(self._log_file),
             processors=[
@@ -160,8 +171,13 @@ class MatchRecorder:
             ],
         ).bind(match_id=settings.match_id, table_id=settings.table_id)
         self.seats: list[SeatSummary] = []  # set by match_finished
+        self.sandbox: list[str] | None = None  # set by match_started
 
-    def match_started(self, names: Sequence[str], seed: int | None) -> None:
+    def match_started(
+        self, names: Sequence[str], seed: int | None, *, sandbox: Sequence[str] | None = None
+    ) -> None:
+        """Log the start; ``sandbox`` is the layer each seat runs under, kept for the result."""
+        self.sandbox = None if sandbox is None else list(sandbox)
         self.log.info(
             "match_started",
             players=list(names),
@@ -169,6 +185,7 @@ class MatchRecorder:
             hands=self.settings.hands,
             structure=self.settings.config.structure.value,
             duplicate=self.settings.duplicate,
+            sandbox=self.sandbox,
         )
         self._log_file.flush()
 
@@ -194,9 +211,19 @@ class MatchRecorder:
         big_blind = self.settings.config.big_blind
         assert big_blind is not None
         self.seats = seat_summaries(result, big_blind, duplicate_block=duplicate_block)
-        summary = summarize(result, big_blind, seats=self.seats)
+        summary = summarize(result, big_blind, seats=self.seats, sandbox=self.sandbox)
+        for seat, hello in enumerate(result.hellos):
+            if hello is not None:  # what the bot called itself, next to the name it was given
+                self.log.info(
+                    "bot_hello",
+                    seat=seat,
+                    given_name=result.names[seat],
+                    hello_name=hello["name"],
+                    hello_version=hello["version"],
+                )
         self.log.info("match_finished", **summary)
-        (self.folder / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
+        with _private(self.folder / "result.json") as file:
+            file.write(json.dumps(summary, indent=2) + "\n")
         self.close()
         return summary
 
@@ -204,3 +231,11 @@ class MatchRecorder:
         for handle in (self._log_file, self._events, self._phh):
             if not handle.closed:
                 handle.close()
+
+
+def _private(path: Path) -> IO[str]:
+    """``path`` opened for writing, truncated, readable by this uid only (0600, even if it
+    existed with wider bits)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    return open(fd, "w", encoding="utf-8")  # the caller closes it
