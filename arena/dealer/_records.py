@@ -23,7 +23,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import structlog
 import tomli_w
@@ -233,7 +233,7 @@ class MatchRecorder:
                 handle.close()
 
 
-def _private(path: Path) -> IO[str]:
+def _private(path: Path) -> TextIO:
     """``path`` opened for writing, truncated, readable by this uid only (0600, even if it
     existed with wider bits)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
