@@ -85,6 +85,8 @@ class FaultReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_REASON_MALFORMED: _ClassVar[FaultReason]
     FAULT_REASON_DISCONNECTED: _ClassVar[FaultReason]
     FAULT_REASON_SAT_OUT: _ClassVar[FaultReason]
+    FAULT_REASON_MEMORY_LIMIT: _ClassVar[FaultReason]
+    FAULT_REASON_PROCESS_LIMIT: _ClassVar[FaultReason]
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_FOLD: ActionKind
 ACTION_KIND_CHECK: ActionKind
@@ -137,6 +139,8 @@ FAULT_REASON_WRONG_DECISION_ID: FaultReason
 FAULT_REASON_MALFORMED: FaultReason
 FAULT_REASON_DISCONNECTED: FaultReason
 FAULT_REASON_SAT_OUT: FaultReason
+FAULT_REASON_MEMORY_LIMIT: FaultReason
+FAULT_REASON_PROCESS_LIMIT: FaultReason
 
 class DealerMessage(_message.Message):
     __slots__ = ("match_start", "hand_start", "decision", "fault", "hand_end", "match_end")
