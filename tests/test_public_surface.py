@@ -76,6 +76,7 @@ PUBLIC = {
         "GrpcBot", "GrpcConnection", "LaunchedBot", "LocalBot", "LocalConnection",
         "MalformedStreamError", "MatchRecorder", "MatchResult", "MatchSettings",
         "OnFaultLimit", "open_bot", "policy_driver", "run_match", "seat_summaries",
+        "CPU_BACKSTOP_FACTOR", "CPU_BACKSTOP_FLOOR", "run_duplicate_match",
         "SeatBrokenError", "SeatConnection", "SeatSummary", "summarize", "wait_healthy",
         "with_seed"
     },

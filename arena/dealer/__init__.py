@@ -2,6 +2,8 @@
 deadlines, and launch and talk to bots."""
 
 from arena.dealer._answers import MAX_STALE as MAX_STALE
+from arena.dealer._duplicate import run_duplicate_match as run_duplicate_match
+from arena.dealer._duplicate import run_match as run_match
 from arena.dealer._grpc import BotStartError as BotStartError
 from arena.dealer._grpc import GrpcBot as GrpcBot
 from arena.dealer._grpc import GrpcConnection as GrpcConnection
@@ -9,7 +11,6 @@ from arena.dealer._grpc import wait_healthy as wait_healthy
 from arena.dealer._launch import LaunchedBot as LaunchedBot
 from arena.dealer._launch import driver_from_spec as driver_from_spec
 from arena.dealer._launch import open_bot as open_bot
-from arena.dealer._match import run_match as run_match
 from arena.dealer._records import MatchRecorder as MatchRecorder
 from arena.dealer._records import SeatSummary as SeatSummary
 from arena.dealer._records import seat_summaries as seat_summaries
@@ -22,6 +23,8 @@ from arena.dealer._seat import SeatBrokenError as SeatBrokenError
 from arena.dealer._seat import SeatConnection as SeatConnection
 from arena.dealer._seat import policy_driver as policy_driver
 from arena.dealer._settings import ACTION_TIMEOUT as ACTION_TIMEOUT
+from arena.dealer._settings import CPU_BACKSTOP_FACTOR as CPU_BACKSTOP_FACTOR
+from arena.dealer._settings import CPU_BACKSTOP_FLOOR as CPU_BACKSTOP_FLOOR
 from arena.dealer._settings import HANDS_PER_MATCH as HANDS_PER_MATCH
 from arena.dealer._settings import HELLO_TIMEOUT as HELLO_TIMEOUT
 from arena.dealer._settings import STARTUP_TIMEOUT as STARTUP_TIMEOUT
@@ -33,6 +36,8 @@ from arena.dealer._settings import with_seed as with_seed
 
 __all__ = [
     "ACTION_TIMEOUT",
+    "CPU_BACKSTOP_FACTOR",
+    "CPU_BACKSTOP_FLOOR",
     "HANDS_PER_MATCH",
     "HELLO_TIMEOUT",
     "MAX_STALE",
@@ -56,6 +61,7 @@ __all__ = [
     "driver_from_spec",
     "open_bot",
     "policy_driver",
+    "run_duplicate_match",
     "run_match",
     "seat_summaries",
     "summarize",

@@ -11,16 +11,18 @@ chips add up after every hand (R26).
 from __future__ import annotations
 
 import contextlib
-import random
 from collections.abc import Callable, Sequence
 
 import trio
 
 from arena import protocol
-from arena.dealer._answers import IssuedIds, StaleFlood, describe_action, receive_action
+from arena.dealer._answers import StaleFlood, describe_action, receive_action
 from arena.dealer._chips import ChipLedger
+from arena.dealer._clock import CPU, WALL, DecisionClock, breach_fault, read_breach, read_cpu
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
-from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
+from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError
+from arena.dealer._seat_record import HandObserver, deck_for
+from arena.dealer._seat_record import SeatRecord as _Seat
 from arena.dealer._settings import (
     FaultRecord,
     MatchResult,
@@ -28,7 +30,7 @@ from arena.dealer._settings import (
     OnFaultLimit,
     with_seed,
 )
-from arena.engine import Action, Deck, Hand, IllegalActionError, SeatState, Table
+from arena.engine import Action, Hand, IllegalActionError, SeatState, Table
 from arena.protocol import (
     MessageFault,
     PublicHistory,
@@ -39,42 +41,20 @@ from arena.protocol import (
 )
 
 
-class _Seat:
-    """The dealer's bookkeeping for one seat: its bot, stream, clock and faults.
-
-    Whether the seat is out is the table's to say (:meth:`_MatchRunner._is_out`): the
-    runner sits it out, or has it leave for good on a forfeit, at the table itself.
-    """
-
-    def __init__(self, index: int, driver: BotDriver) -> None:
-        self.index = index
-        self.driver = driver
-        self.name = driver.name
-        self.connection: SeatConnection | None = None
-        self.bank = 0.0
-        self.faults = 0
-        self.issued = IssuedIds()  # the decision ids this seat was asked (stale answers' ids)
-        self.failed_reconnects = 0
-        self.wants_hand_start = False
-        self.past_limit = False
-        self.next_reconnect = 0
-
-
-HandObserver = Callable[[int, Hand, Sequence[int], Sequence[str]], None]
-"""Called after each hand with (hand number, the hand, seat of each player, names)."""
-
-
-def _deck_for(seed: int, deck_index: int, joker: bool) -> Deck:
-    return Deck.shuffled(random.Random(f"{seed}:{deck_index}"), joker=joker)
-
-
 class _MatchRunner:
+    """One table: ``settings.hands`` hands, deck ``i - 1`` for hand ``i``, the first
+    button on ``first_button``. A duplicate match runs one per rotation
+    (:mod:`arena.dealer._duplicate`); either way it is stepped with :meth:`open_seats`,
+    :meth:`play_next` and :meth:`finish`."""
+
     def __init__(
         self,
         drivers: Sequence[BotDriver],
         settings: MatchSettings,
         on_hand: HandObserver | None,
         on_fault: Callable[[FaultRecord], None] | None,
+        *,
+        first_button: int = 0,
     ) -> None:
         if not 2 <= len(drivers) <= 7:
             raise ValueError(f"a table seats 2 to 7 bots (R1), got {len(drivers)}")
@@ -92,12 +72,12 @@ class _MatchRunner:
             hellos=[None] * n,
             forfeited=[False] * n,
             stale_actions=[0] * n,
+            clocks=[WALL] * n,
         )
         self.on_hand = on_hand
         self.on_fault = on_fault
         self._decisions = 0
-        self.stop_when: Callable[[MatchResult], bool] | None = None
-        self.table = Table(settings.config, seats=n, first_button=0)
+        self.table = Table(settings.config, seats=n, first_button=first_button)
         for seat in self.seats:
             self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
         self._chips = ChipLedger(n)
@@ -146,15 +126,21 @@ class _MatchRunner:
         start = match_start_for(s, seat.index, [x.name for x in self.seats])
         opened = await open_stream(seat.driver, start, s.hello_timeout)
         if opened.connection is None or opened.hello is None:
-            self._fault(seat, hand_number, opened.reason, opened.detail, "sit out")
+            reason, detail = opened.reason, opened.detail
+            breach = read_breach(seat.driver)
+            if breach is not None:
+                reason, detail = breach_fault(breach, detail)
+            self._fault(seat, hand_number, reason, detail, "sit out")
             self._sit_out(seat)
-            if opened.reason != pb.FAULT_REASON_DISCONNECTED:
+            if reason != pb.FAULT_REASON_DISCONNECTED:
                 self._count_fault(seat, hand_number)
             return False
         seat.connection = opened.connection
         hello = opened.hello
         seat.wants_hand_start = hello.wants_hand_start
         self.result.hellos[seat.index] = hello_record(hello)  # the seat keeps the user's name
+        if read_cpu(seat.driver) is not None:
+            self.result.clocks[seat.index] = CPU
         return True
 
     async def _send(self, seat: _Seat, message: pb.DealerMessage, hand_number: int) -> None:
@@ -175,7 +161,13 @@ class _MatchRunner:
         if connection is not None:
             await connection.aclose()
         if record:
-            self._fault(seat, hand_number, pb.FAULT_REASON_DISCONNECTED, detail, "sit out")
+            reason: int = pb.FAULT_REASON_DISCONNECTED
+            breach = read_breach(seat.driver)
+            if breach is not None:
+                reason, detail = breach_fault(breach, detail)
+            self._fault(seat, hand_number, reason, detail, "sit out")
+            if breach is not None:
+                self._count_fault(seat, hand_number)
         self._sit_out(seat)
 
     def _count_fault(self, seat: _Seat, hand_number: int) -> None:
@@ -261,16 +253,26 @@ class _MatchRunner:
         reply, reason, detail = await self._wait_for_answer(
             seat, hand, players, hand_number, hand_id, decision_id
         )
+        breach = read_breach(seat.driver)  # a breach is recorded as itself (issue 9, L2)
         code = ""
         if reply is not None:
             try:
-                hand.apply(action_from_message(reply, decision_id))
-                return
+                action = action_from_message(reply, decision_id)
+                hand.apply(action)
             except MessageFault as fault:
                 reason, detail = fault.reason, fault.detail
             except IllegalActionError as error:
                 reason, detail = pb.FAULT_REASON_ILLEGAL_ACTION, f"{error.reason}: {error}"
                 code = str(error.reason)
+            else:  # its own action stands; a breach that did not stop it is still a fault
+                if breach is not None:
+                    reason, detail = breach_fault(breach, "the bot's own action was played")
+                    await self._report_fault(
+                        seat, hand_number, decision_id, action, reason, detail, ""
+                    )
+                return
+        if breach is not None:
+            reason, detail = breach_fault(breach, detail)
         default = hand.default_action()
         hand.apply(default)
         await self._report_fault(seat, hand_number, decision_id, default, reason, detail, code)
@@ -287,28 +289,22 @@ class _MatchRunner:
         """Send the DecisionRequest and wait for the answer within the clock (R23).
 
         Returns the bot's Action, or None with the FaultReason and detail of why there
-        is none; the time past the action clock comes off the seat's time bank.
+        is none. The decision runs on the seat's clock (:class:`DecisionClock`: CPU of the
+        bot's process tree when the driver measures it, else wall time); what it costs
+        past the action timeout comes off the seat's time bank, on that clock.
         """
         s = self.settings
         connection = seat.connection
         assert connection is not None
-        view = hand.view(hand.actor)  # type: ignore[arg-type]  # asked only while a seat is to act
-        request = protocol.decision(
-            view,
-            decision_id=decision_id,
-            hand_id=hand_id,
-            hand_number=hand_number,
-            names=[self.seats[p].name for p in players],
-            seat_map=players,
-            time_left_ms=int(s.action_timeout * 1000),
-            time_bank_ms=int(seat.bank * 1000),
-            history=self._history.update(view.events),
-        )
-        allowed = s.action_timeout + seat.bank
-        reason, detail = pb.FAULT_REASON_TIMEOUT, f"no action within {allowed * 1000:.0f} ms"
+        request = self._request(seat, hand, players, hand_number, hand_id, decision_id)
+        clock = DecisionClock(seat.driver, s.action_timeout + seat.bank)
+        self.result.clocks[seat.index] = clock.kind
+        reason: pb.FaultReason = pb.FAULT_REASON_TIMEOUT
+        detail = ""
         reply: pb.Action | None = None
-        start = trio.current_time()
-        with trio.move_on_after(allowed):
+
+        async def wait() -> None:
+            nonlocal reply, reason, detail
             try:
                 await connection.send(request)
                 reply = await receive_action(
@@ -328,10 +324,36 @@ class _MatchRunner:
                 reason, detail = pb.FAULT_REASON_WRONG_DECISION_ID, str(flood)
             except MessageFault as fault:
                 reason, detail = fault.reason, fault.detail
-        elapsed = trio.current_time() - start
-        if elapsed > s.action_timeout:
-            seat.bank = max(0.0, seat.bank - (elapsed - s.action_timeout))
+
+        if await clock.run(wait):
+            detail = clock.timeout_detail()
+        charged = clock.charged()
+        if charged > s.action_timeout:
+            seat.bank = max(0.0, seat.bank - (charged - s.action_timeout))
         return reply, reason, detail
+
+    def _request(
+        self,
+        seat: _Seat,
+        hand: Hand,
+        players: Sequence[int],
+        hand_number: int,
+        hand_id: str,
+        decision_id: str,
+    ) -> pb.DealerMessage:
+        """The DecisionRequest for the seat to act, its clock and bank as they stand."""
+        view = hand.view(hand.actor)  # type: ignore[arg-type]  # asked only while a seat is to act
+        return protocol.decision(
+            view,
+            decision_id=decision_id,
+            hand_id=hand_id,
+            hand_number=hand_number,
+            names=[self.seats[p].name for p in players],
+            seat_map=players,
+            time_left_ms=int(self.settings.action_timeout * 1000),
+            time_bank_ms=int(seat.bank * 1000),
+            history=self._history.update(view.events),
+        )
 
     async def _report_fault(
         self,
@@ -395,8 +417,7 @@ class _MatchRunner:
         if not self._prepare_table():
             self.result.reason = "too few seats left"
             return False
-        deck_index = (hand_number - 1) // n if s.duplicate else hand_number - 1
-        deck = _deck_for(self.result.seed, deck_index, s.config.uses_joker)
+        deck = deck_for(self.result.seed, hand_number - 1, s.config.uses_joker)
         self._chips.deal_starts(self.table.carried_pot)
         hand = self.table.start_hand(deck)
         positions = self.table.positions
@@ -438,31 +459,25 @@ class _MatchRunner:
             self.on_hand(hand_number, hand, players, [self.seats[p].name for p in players])
         return True
 
-    async def run(self) -> MatchResult:
-        s = self.settings
+    async def open_seats(self) -> None:
+        """Open every seat's stream at once (MatchStart, Hello), each seat's clock set."""
         for seat in self.seats:
-            seat.bank = s.time_bank
+            seat.bank = self.settings.time_bank
         async with trio.open_nursery() as nursery:
             for seat in self.seats:
                 nursery.start_soon(self._open, seat, 0)
-        try:
-            block = len(self.seats) if s.duplicate else 1
-            for hand_number in range(1, s.hands + 1):
-                if hand_number > 1:
-                    await self._maybe_reconnect(hand_number)
-                if not await self._play_hand(hand_number):
-                    break
-                if (
-                    self.stop_when is not None
-                    and hand_number % block == 0
-                    and self.stop_when(self.result)
-                ):
-                    self.result.reason = "stopped early"
-                    break
-        finally:
-            with trio.CancelScope(shield=True):
-                await self._finish()
-        return self.result
+
+    async def play_next(self) -> bool:
+        """Play the next hand (reconnecting whom it may first); False when it cannot."""
+        hand_number = self.result.hands_played + 1
+        if hand_number > 1:
+            await self._maybe_reconnect(hand_number)
+        return await self._play_hand(hand_number)
+
+    async def finish(self) -> None:
+        """Settle the totals and end every open stream (shielded: runs even when cancelled)."""
+        with trio.CancelScope(shield=True):
+            await self._finish()
 
     async def _finish(self) -> None:
         r = self.result
@@ -482,21 +497,3 @@ class _MatchRunner:
                     await seat.connection.send(message)
                 await seat.connection.aclose()
                 seat.connection = None
-
-
-async def run_match(
-    drivers: Sequence[BotDriver],
-    settings: MatchSettings,
-    *,
-    on_hand: HandObserver | None = None,
-    on_fault: Callable[[FaultRecord], None] | None = None,
-    stop_when: Callable[[MatchResult], bool] | None = None,
-) -> MatchResult:
-    """Play ``settings.hands`` hands among ``drivers`` (seat i = drivers[i]).
-
-    ``stop_when`` is asked after every hand (after every duplicate block when dealing
-    duplicate) and ends the match early when it returns True, e.g. a sequential test.
-    """
-    runner = _MatchRunner(drivers, settings, on_hand, on_fault)
-    runner.stop_when = stop_when
-    return await runner.run()

@@ -31,6 +31,15 @@ file's ``hands_per_match`` all read it (one owner per default)."""
 ACTION_TIMEOUT = 1.0
 """Default seconds per decision (R23), for ``MatchSettings``, the CLI and tournament files."""
 
+CPU_BACKSTOP_FACTOR = 5.0
+"""A seat on the CPU clock also has a wall-clock backstop of ``max(CPU_BACKSTOP_FACTOR x
+allowed, allowed + CPU_BACKSTOP_FLOOR)`` seconds per decision: loose, so a busy machine
+never times out a bot that uses little CPU, but a stopped or sleeping bot (no CPU used,
+no answer) still loses its turn (issue 9 item 5)."""
+
+CPU_BACKSTOP_FLOOR = 2.0
+"""Seconds the wall-clock backstop gives at least beyond what the CPU clock allows."""
+
 STARTUP_TIMEOUT = 15.0
 """Default seconds for a bot to become healthy (launched or dialled), for the launcher,
 the CLI, tournament files and driver plugins."""
@@ -86,6 +95,8 @@ class FaultRecord:
     applied: str
     decision_id: str = ""
     code: str = ""
+    table: int = 0
+    """The table (0-based) of a duplicate match whose rotation it happened in; 0 otherwise."""
 
 
 @dataclass
@@ -94,6 +105,10 @@ class MatchResult:
 
     ``stale_actions`` counts, per seat, the messages dropped because they answered an
     earlier decision (a late or repeated answer) or were an extra Hello: not faults.
+    ``clocks`` says per seat which clock its decisions ran on: ``"cpu"`` (the CPU time of
+    the bot's process tree, with a wall-clock backstop) or ``"wall"``.
+    ``duplicate_isolated`` is True only for a duplicate match whose rotations were played
+    by separate driver objects (no process saw a deck twice; issue 9 item 3).
     """
 
     match_id: str
@@ -108,3 +123,5 @@ class MatchResult:
     forfeited: list[bool] = field(default_factory=list)
     stale_actions: list[int] = field(default_factory=list)
     reason: str = "completed"
+    clocks: list[str] = field(default_factory=list)
+    duplicate_isolated: bool = False

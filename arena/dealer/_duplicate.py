@@ -1,0 +1,230 @@
+"""Matches: one table, or duplicate dealing as one table per rotation.
+
+Duplicate dealing deals every deck once with the button on each seat, to cut the card
+luck. Played on one table by the same processes, a bot that remembers its cards would
+know its opponent's next hand (issue 9 item 3), so here each rotation is its own table:
+table ``k`` of ``n`` (one per seat) starts with the button on seat ``k`` and deals deck
+``i - 1`` in its hand ``i``, so deck ``d`` is dealt at table ``k`` with the button on
+``(k + d) mod n`` when nobody sits out. Given a fresh driver (process, sandbox) per
+(seat, table), no process ever sees a deck twice.
+
+The tables play in lockstep (hand ``i`` at every table, then the next), and their
+results merge into one :class:`MatchResult` in block order (deck 0 at tables 0..n-1,
+then deck 1, ...), the shape a single table gives, so records, statistics and
+standings read it as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import trio
+
+from arena.dealer._match import _MatchRunner
+from arena.dealer._seat import BotDriver
+from arena.dealer._seat_record import HandObserver
+from arena.dealer._settings import FaultRecord, MatchResult, MatchSettings, with_seed
+from arena.engine import Hand
+
+
+class _Rotation:
+    """One table of a duplicate match, its observer calls held until the block is done."""
+
+    def __init__(self, index: int, runner_of: Callable[[_Rotation], _MatchRunner]) -> None:
+        self.index = index
+        self.hands: list[tuple[int, Hand, Sequence[int], Sequence[str]]] = []
+        self.faults: list[FaultRecord] = []
+        self.runner = runner_of(self)
+
+    def on_hand(
+        self, number: int, hand: Hand, players: Sequence[int], names: Sequence[str]
+    ) -> None:
+        self.hands.append((number, hand, players, names))
+
+    def on_fault(self, fault: FaultRecord) -> None:
+        self.faults.append(fault)
+
+
+def _global_hand(table_hand: int, table: int, n: int) -> int:
+    """The match-wide number of a table's hand: block order (0 stays 0: the start)."""
+    return 0 if table_hand == 0 else (table_hand - 1) * n + table + 1
+
+
+def _renumbered(fault: FaultRecord, table: int, n: int) -> FaultRecord:
+    return dataclasses.replace(
+        fault, hand_number=_global_hand(fault.hand_number, table, n), table=table
+    )
+
+
+def _hands_at(table: int, hands: int, n: int) -> int:
+    """Hands table ``table`` plays so that all together play ``hands`` (a last block may be short)."""
+    return hands // n + (1 if table < hands % n else 0)
+
+
+def merge_results(results: Sequence[MatchResult], *, isolated: bool) -> MatchResult:
+    """One MatchResult from the tables' results, in block order (see the module docstring)."""
+    n = len(results)
+    first = results[0]
+    seats = len(first.names)
+    merged = MatchResult(
+        match_id=first.match_id,
+        names=list(first.names),
+        seed=first.seed,
+        hands_played=sum(r.hands_played for r in results),
+        chips_won=[sum(r.chips_won[i] for r in results) for i in range(seats)],
+        sat_out=[any(r.sat_out[i] for r in results) for i in range(seats)],
+        hellos=[next((r.hellos[i] for r in results if r.hellos[i]), None) for i in range(seats)],
+        forfeited=[any(r.forfeited[i] for r in results) for i in range(seats)],
+        stale_actions=[sum(r.stale_actions[i] for r in results) for i in range(seats)],
+        reason=next((r.reason for r in results if r.reason != "completed"), "completed"),
+        duplicate_isolated=isolated,
+    )
+    merged.clocks = ["+".join(sorted({r.clocks[i] for r in results})) for i in range(seats)]
+    blocks = max(len(r.payoffs) for r in results)
+    for block in range(blocks):
+        merged.payoffs.extend(r.payoffs[block] for r in results if block < len(r.payoffs))
+    faults = [(f.hand_number, k, f) for k, r in enumerate(results) for f in r.faults]
+    faults.sort(key=lambda item: (item[0], item[1]))  # stable: each table's order kept
+    merged.faults = [_renumbered(f, k, n) for _, k, f in faults]
+    return merged
+
+
+async def run_duplicate_match(
+    tables: Sequence[Sequence[BotDriver]],
+    settings: MatchSettings,
+    *,
+    on_hand: HandObserver | None = None,
+    on_fault: Callable[[FaultRecord], None] | None = None,
+    stop_when: Callable[[MatchResult], bool] | None = None,
+) -> MatchResult:
+    """Deal every deck once per rotation: ``tables[k][i]`` plays seat ``i`` at table ``k``.
+
+    There are as many tables as seats; table ``k`` starts with the button on seat ``k``
+    and all play ``settings.hands`` hands together (deck ``d`` at every table, with
+    the button on every seat across them). Give each (seat, table) its own freshly
+    started driver and no process sees a deck twice (``duplicate_isolated`` in the
+    result); the same driver object at several tables plays, with that weaker
+    guarantee. ``on_hand``, ``on_fault`` and ``stop_when`` see the merged match: hands
+    and faults in block order with match-wide hand numbers, ``stop_when`` after every
+    whole block; a table that cannot go on (too few seats) ends all at that block.
+    """
+    n = len(tables)
+    if not 2 <= n <= 7 or any(len(table) != n for table in tables):
+        raise ValueError(f"a duplicate match has one table per seat (2 to 7), got {n} tables")
+    seeded = with_seed(settings)
+    drivers = [id(driver) for table in tables for driver in table]
+    isolated = len(set(drivers)) == len(drivers)
+
+    def runner_of(rotation: _Rotation) -> _MatchRunner:
+        k = rotation.index
+        table_settings = dataclasses.replace(
+            seeded, hands=_hands_at(k, settings.hands, n), table_id=f"{settings.table_id}.{k + 1}"
+        )
+        return _MatchRunner(
+            tables[k], table_settings, rotation.on_hand, rotation.on_fault, first_button=k
+        )
+
+    rotations = [_Rotation(k, runner_of) for k in range(n)]
+    try:
+        async with trio.open_nursery() as nursery:
+            for rotation in rotations:
+                nursery.start_soon(rotation.runner.open_seats)
+        _flush(rotations, on_hand, on_fault)
+        for block in range(1, _hands_at(0, settings.hands, n) + 1):
+            if not await _play_block(rotations, block, on_hand, on_fault):
+                break
+            if stop_when is not None and stop_when(_merged(rotations, isolated)):
+                for rotation in rotations:
+                    rotation.runner.result.reason = "stopped early"
+                break
+    finally:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for rotation in rotations:
+                    nursery.start_soon(rotation.runner.finish)
+    return _merged(rotations, isolated)
+
+
+def _merged(rotations: Sequence[_Rotation], isolated: bool) -> MatchResult:
+    return merge_results([r.runner.result for r in rotations], isolated=isolated)
+
+
+async def _play_block(
+    rotations: Sequence[_Rotation],
+    block: int,
+    on_hand: HandObserver | None,
+    on_fault: Callable[[FaultRecord], None] | None,
+) -> bool:
+    """Hand ``block`` at every table that has one; False when a table could not deal it."""
+    playing = [r for r in rotations if r.runner.settings.hands >= block]
+    played: dict[int, bool] = {}
+
+    async def play(rotation: _Rotation) -> None:
+        played[rotation.index] = await rotation.runner.play_next()
+
+    async with trio.open_nursery() as nursery:
+        for rotation in playing:
+            nursery.start_soon(play, rotation)
+    _flush(rotations, on_hand, on_fault)
+    if all(played.values()):
+        return True
+    reason = next(r.runner.result.reason for r in playing if not played[r.index])
+    for rotation in rotations:
+        rotation.runner.result.reason = reason
+    return False
+
+
+def _flush(
+    rotations: Sequence[_Rotation],
+    on_hand: HandObserver | None,
+    on_fault: Callable[[FaultRecord], None] | None,
+) -> None:
+    """Pass the held observer calls on in block order, hand and fault numbers match-wide."""
+    n = len(rotations)
+    for rotation in rotations:
+        hands, rotation.hands = rotation.hands, []
+        faults, rotation.faults = rotation.faults, []
+        if on_fault is not None:
+            for fault in faults:
+                on_fault(_renumbered(fault, rotation.index, n))
+        if on_hand is not None:
+            for number, hand, players, names in hands:
+                on_hand(_global_hand(number, rotation.index, n), hand, players, names)
+
+
+async def run_match(
+    drivers: Sequence[BotDriver],
+    settings: MatchSettings,
+    *,
+    on_hand: HandObserver | None = None,
+    on_fault: Callable[[FaultRecord], None] | None = None,
+    stop_when: Callable[[MatchResult], bool] | None = None,
+) -> MatchResult:
+    """Play ``settings.hands`` hands among ``drivers`` (seat i = drivers[i]).
+
+    ``stop_when`` is asked after every hand (after every duplicate block when dealing
+    duplicate) and ends the match early when it returns True, e.g. a sequential test.
+    With ``settings.duplicate`` this is :func:`run_duplicate_match` with the same
+    drivers at every table: each rotation still has its own table and streams, but the
+    same processes play them all, so a bot that remembers its cards can know its
+    opponent's (``duplicate_isolated`` False). Use it for bots that cannot be started
+    afresh (given by address); pass one fresh driver per (seat, table) otherwise.
+    """
+    if settings.duplicate:
+        tables = [list(drivers)] * len(drivers)
+        return await run_duplicate_match(
+            tables, settings, on_hand=on_hand, on_fault=on_fault, stop_when=stop_when
+        )
+    runner = _MatchRunner(drivers, settings, on_hand, on_fault)
+    await runner.open_seats()
+    try:
+        for _ in range(settings.hands):
+            if not await runner.play_next():
+                break
+            if stop_when is not None and stop_when(runner.result):
+                runner.result.reason = "stopped early"
+                break
+    finally:
+        await runner.finish()
+    return runner.result
