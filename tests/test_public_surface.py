@@ -77,6 +77,8 @@ PUBLIC = {
         "MalformedStreamError", "MatchRecorder", "MatchResult", "MatchSettings",
         "OnFaultLimit", "open_bot", "policy_driver", "run_match", "seat_summaries",
         "CPU_BACKSTOP_FACTOR", "CPU_BACKSTOP_FLOOR", "run_duplicate_match",
+        "SANDBOX_CHOICES", "BotLimits", "LayerCheck", "SandboxError", "check_layers",
+        "resolve_sandbox",
         "SeatBrokenError", "SeatConnection", "SeatSummary", "summarize", "wait_healthy",
         "with_seed"
     },

@@ -9,12 +9,18 @@ from arena.dealer._grpc import GrpcBot as GrpcBot
 from arena.dealer._grpc import GrpcConnection as GrpcConnection
 from arena.dealer._grpc import wait_healthy as wait_healthy
 from arena.dealer._launch import LaunchedBot as LaunchedBot
-from arena.dealer._launch import driver_from_spec as driver_from_spec
-from arena.dealer._launch import open_bot as open_bot
+from arena.dealer._open import driver_from_spec as driver_from_spec
+from arena.dealer._open import open_bot as open_bot
 from arena.dealer._records import MatchRecorder as MatchRecorder
 from arena.dealer._records import SeatSummary as SeatSummary
 from arena.dealer._records import seat_summaries as seat_summaries
 from arena.dealer._records import summarize as summarize
+from arena.dealer._sandbox import SANDBOX_CHOICES as SANDBOX_CHOICES
+from arena.dealer._sandbox import BotLimits as BotLimits
+from arena.dealer._sandbox import LayerCheck as LayerCheck
+from arena.dealer._sandbox import SandboxError as SandboxError
+from arena.dealer._sandbox import check_layers as check_layers
+from arena.dealer._sandbox import resolve_sandbox as resolve_sandbox
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
@@ -41,13 +47,16 @@ __all__ = [
     "HANDS_PER_MATCH",
     "HELLO_TIMEOUT",
     "MAX_STALE",
+    "SANDBOX_CHOICES",
     "STARTUP_TIMEOUT",
     "BotDriver",
+    "BotLimits",
     "BotStartError",
     "FaultRecord",
     "GrpcBot",
     "GrpcConnection",
     "LaunchedBot",
+    "LayerCheck",
     "LocalBot",
     "LocalConnection",
     "MalformedStreamError",
@@ -55,12 +64,15 @@ __all__ = [
     "MatchResult",
     "MatchSettings",
     "OnFaultLimit",
+    "SandboxError",
     "SeatBrokenError",
     "SeatConnection",
     "SeatSummary",
+    "check_layers",
     "driver_from_spec",
     "open_bot",
     "policy_driver",
+    "resolve_sandbox",
     "run_duplicate_match",
     "run_match",
     "seat_summaries",

@@ -38,6 +38,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.dealer import _bridge
 from arena.dealer._seat import MalformedStreamError, SeatBrokenError
 from arena.protocol import pb
+from arena.text import escape_untrusted
 
 PLAY_METHOD = "/arena.v1.Bot/Play"
 MAX_UNWRITTEN = 64
@@ -82,11 +83,13 @@ def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
         ("grpc.initial_reconnect_backoff_ms", 100),
         ("grpc.min_reconnect_backoff_ms", 100),
         ("grpc.max_reconnect_backoff_ms", 250),
+        ("grpc.so_reuseport", 0),  # never share a port with another process (issue 9)
     ]
 
 
 def _status_text(error: grpc.aio.AioRpcError) -> str:
-    details = (error.details() or "").strip()
+    """The status code and the details the bot chose, escaped (they may be shown)."""
+    details = escape_untrusted((error.details() or "").strip())
     return f"{error.code().name}: {details}" if details else error.code().name
 
 

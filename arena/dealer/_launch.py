@@ -1,27 +1,28 @@
-"""Launch a bot as a child process and drive it over gRPC.
+"""Launch a bot as a child process, in its sandbox, and drive it over gRPC.
 
-The arena picks where the bot listens (a free TCP port on 127.0.0.1 by default, or a
-unix socket in a fresh temporary directory) and tells the bot in two ways: the
-environment variable ``ARENA_BOT_ADDRESS`` and the placeholders ``{address}`` and
-``{port}`` in its command. It then waits for the bot's health check, failing fast
-(with the tail of the bot's stderr) if the process exits first.
+The arena picks where the bot listens (a unix socket in a fresh 0700 folder by default,
+or a free TCP port on 127.0.0.1) and tells the bot in two ways: the environment variable
+``ARENA_BOT_ADDRESS`` and the placeholders ``{address}`` and ``{port}`` in its command.
+It then waits for the bot's health check, failing fast (with the escaped tail of the
+bot's stderr) if the process exits first. A TCP endpoint must then be served by the
+launched process tree alone (:mod:`arena.dealer._endpoint`).
+
+``sandbox`` (:mod:`arena.dealer._sandbox`) is resolved at start: ``off`` runs the
+command itself, as before issue 9; at ``L0`` and up the arena runs the supervisor
+(:mod:`arena.dealer._supervisor`), which sets the rlimits of :class:`BotLimits` (and
+``memory_limit_mb`` / ``cpu_seconds``: address space, CPU time) on itself, starts the bot
+(in bubblewrap at L1+, as the seat's uid and in its cgroup at L2) and kills every
+descendant when it stops (:mod:`arena.dealer._seatbox` builds all that).
 
 The child is started with ``trio.lowlevel.open_process`` (``subprocess`` underneath:
 never ``os.fork``, which hangs with gRPC running, and no ``preexec_fn``) in a new
-session, so stopping it (SIGTERM, a grace period, SIGKILL) reaches its whole process
-group, and it is always waited for (no zombies). The group is signalled even after its
-leader died, so a crashed bot's own children stop with it. Its stdout and stderr are
-copied by Trio tasks into log files capped at ``log_limit_bytes`` each.
+session; stopping it (SIGTERM, a grace period, SIGKILL) reaches its process group, and
+it is always waited for. Its stdout and stderr are copied into capped log files.
 
-A launched bot can tell when the arena is gone, even if it was killed with SIGKILL while
-the bot was still starting: ``ARENA_PARENT_PID`` holds the arena's pid, and the bot's
-stdin is a pipe the arena never writes to, so end-of-file on stdin means the arena died.
-The SDK and the Node example bot stop on either sign.
-
-Resource limits use util-linux ``prlimit`` as a wrapper (``prlimit --as=BYTES
---cpu=SECONDS -- command...``): ``memory_limit_mb`` caps the address space (a Python
-gRPC bot needs a few hundred MB of it), ``cpu_seconds`` the CPU time (SIGXCPU at that
-many seconds, SIGKILL a second later). Asking for a limit where ``prlimit`` is missing is an error.
+A launched bot can tell when the arena is gone: its stdin is a pipe the arena never
+writes to (end-of-file means the arena died), and at ``off``/``L0``
+``ARENA_PARENT_PID`` holds the arena's pid (not inside L1's PID namespace, where that
+pid means nothing). The SDK and the Node example bot stop on either sign.
 
 A launched bot needs an owner for its process and log tasks: use
 ``async with open_bot(...) as driver``, or call :meth:`LaunchedBot.start` with a
@@ -36,15 +37,16 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 import trio
 
+from arena.dealer._endpoint import foreign_listener, tree_cpu_seconds
 from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
 from arena.dealer._process import (
+    LaunchedConnection,
     Log,
     describe_exit,
     free_tcp_port,
@@ -52,49 +54,22 @@ from arena.dealer._process import (
     parse_command,
     safe_name,
 )
-from arena.dealer._seat import BotDriver, SeatBrokenError, SeatConnection
+from arena.dealer._sandbox import SANDBOX_CHOICES, BotLimits, hides_paths, resolve_sandbox
+from arena.dealer._seat import SeatBrokenError, SeatConnection
+from arena.dealer._seatbox import ADDRESS_ENV, PARENT_PID_ENV, SeatBox, absolute_command
 from arena.dealer._settings import STARTUP_TIMEOUT
-from arena.protocol import pb
+from arena.text import escape_untrusted
 
-ADDRESS_ENV = "ARENA_BOT_ADDRESS"
-"""Where a launched bot must listen; equal to ``arena.sdk.ADDRESS_ENV`` (a test checks)."""
-PARENT_PID_ENV = "ARENA_PARENT_PID"
-"""The launching arena's pid: a bot stops once it is gone (equal to the SDK's, a test checks)."""
 EXIT_WAIT = 0.5
 """Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
 
 Transport = Literal["tcp", "unix"]
 
 
-class _LaunchedConnection:
-    """A launched bot's Play stream: when it breaks, say how the process ended."""
-
-    def __init__(self, bot: LaunchedBot, process: trio.Process, stream: GrpcConnection) -> None:
-        self._bot = bot
-        self._process = process
-        self._stream = stream
-        self._why: SeatBrokenError | None = None
-
-    async def _explain(self, error: SeatBrokenError) -> SeatBrokenError:
-        if self._why is None:
-            exit_text = await self._bot.exit_description(self._process)
-            self._why = type(error)(f"{error}{exit_text}") if exit_text else error
-        return self._why
-
-    async def send(self, message: pb.DealerMessage) -> None:
-        try:
-            await self._stream.send(message)
-        except SeatBrokenError as error:
-            raise await self._explain(error) from None
-
-    async def receive(self) -> pb.BotMessage:
-        try:
-            return await self._stream.receive()
-        except SeatBrokenError as error:
-            raise await self._explain(error) from None
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
+def _sandbox_choice(sandbox: str) -> str:
+    if sandbox not in SANDBOX_CHOICES:
+        raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_CHOICES)}, not {sandbox!r}")
+    return sandbox
 
 
 class LaunchedBot:
@@ -102,9 +77,13 @@ class LaunchedBot:
 
     ``command``: a list of arguments or a shell-like string (split with :mod:`shlex`;
     no shell runs); ``{address}`` and ``{port}`` in it are replaced. ``env`` adds to
-    (overrides) the dealer's environment; ``ARENA_BOT_ADDRESS`` is always set.
-    ``transport``: ``"tcp"`` (127.0.0.1, a free port) or ``"unix"`` (a socket in a
-    fresh temporary directory, removed at close; ``{port}`` is then an error).
+    the bot's clean environment (at ``off``: to the dealer's); ``ARENA_BOT_ADDRESS`` is
+    always set. ``transport``: ``"unix"`` (a socket in a fresh 0700 folder, removed at
+    close; ``{port}`` is then an error) or ``"tcp"`` (127.0.0.1, a free port; at L1+ only
+    with ``limits.share_network``). ``sandbox``: a choice of ``SANDBOX_CHOICES``,
+    resolved at start (``sandbox_layer`` then says which layer is in force);
+    ``limits``: :class:`BotLimits`; ``hidden_paths``: paths no bot may see (records, the
+    database), masked at L1+ (at ``off``/``L0`` they cannot be: see ``records_visible``).
     ``log_dir``: where ``<name>.stdout.log`` and ``<name>.stderr.log`` go (overwritten;
     default: a fresh temporary directory, kept). ``startup_timeout`` bounds the wait for
     the health check; ``stop_timeout`` is the grace between SIGTERM and SIGKILL.
@@ -120,7 +99,7 @@ class LaunchedBot:
         *,
         workdir: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
-        transport: Transport = "tcp",
+        transport: Transport = "unix",
         startup_timeout: float = STARTUP_TIMEOUT,
         stop_timeout: float = 2.0,
         log_dir: str | os.PathLike[str] | None = None,
@@ -130,9 +109,18 @@ class LaunchedBot:
         max_message_bytes: int = 1 << 20,
         connect_timeout: float = 5.0,
         max_restarts: int = 3,
+        sandbox: str = "auto",
+        limits: BotLimits | None = None,
+        hidden_paths: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if transport not in ("tcp", "unix"):
             raise ValueError(f"transport must be 'tcp' or 'unix', not {transport!r}")
+        self.sandbox = _sandbox_choice(sandbox)
+        self.sandbox_layer = ""  # the layer in force, once started
+        self.limits = limits if limits is not None else BotLimits()
+        self.hidden_paths = tuple(str(path) for path in hidden_paths)
+        self._box: SeatBox | None = None
+        self._port = ""
         self.name = name
         self.command = parse_command(command)
         if transport == "unix" and any("{port}" in arg for arg in self.command):
@@ -145,7 +133,7 @@ class LaunchedBot:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.log_limit_bytes = log_limit_bytes
         self.memory_limit_mb = memory_limit_mb
-        self.cpu_seconds = cpu_seconds
+        self.cpu_limit_seconds = cpu_seconds
         self.max_message_bytes = max_message_bytes
         self.connect_timeout = connect_timeout
         self.address: str | None = None
@@ -177,8 +165,66 @@ class LaunchedBot:
     def _argv(self, address: str, port: str) -> list[str]:
         argv = [arg.replace("{address}", address).replace("{port}", port) for arg in self.command]
         return limit_command(
-            argv, memory_limit_mb=self.memory_limit_mb, cpu_seconds=self.cpu_seconds
+            argv, memory_limit_mb=self.memory_limit_mb, cpu_seconds=self.cpu_limit_seconds
         )
+
+    def _prepare(self) -> tuple[list[str], dict[str, str], str | os.PathLike[str] | None]:
+        """The command, environment and folder to start (the supervisor at L0+)."""
+        if self.sandbox_layer == "off":
+            self.address, port = self._pick_address()
+            argv = self._argv(self.address, port)
+            env = {**os.environ, **self.env, ADDRESS_ENV: self.address}
+            return argv, {**env, PARENT_PID_ENV: str(os.getpid())}, self.workdir
+        box = self._box = SeatBox(self.name, self.sandbox_layer, self.limits, self.hidden_paths)
+        self.address, self._port = box.address(self.transport)
+        box.acquire()
+        bot_argv = [
+            arg.replace("{address}", self.address).replace("{port}", self._port)
+            for arg in self.command
+        ]
+        env = box.environment(self.address, self.env)
+        argv = box.command(
+            absolute_command(bot_argv, self.workdir),
+            workdir=self.workdir,
+            env=env,
+            rlimits=box.rlimits(self.memory_limit_mb, self.cpu_limit_seconds),
+            grace=self.stop_timeout,
+        )
+        return argv, env, box.private_dir or "/"
+
+    @property
+    def records_visible(self) -> bool:
+        """Whether this bot could read its ``hidden_paths`` (``off`` and ``L0`` cannot hide them)."""
+        layer = self.sandbox_layer or resolve_sandbox(self.sandbox)
+        return bool(self.hidden_paths) and not hides_paths(layer)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) of the bot's whole process tree so far, None if unknown.
+
+        The seat's cgroup at L2 (every process it ever ran, setsid or not), else the live
+        tree under the launched process in ``/proc`` (with what each has reaped).
+        """
+        if self._box is not None and self._box.cgroup is not None:
+            return self._box.cgroup.cpu_seconds()
+        process = self.process
+        if process is None or process.poll() is not None:
+            return None
+        return tree_cpu_seconds(process.pid)
+
+    def limit_breach(self) -> str | None:
+        """``"MEMORY_LIMIT"`` or ``"PROCESS_LIMIT"`` if the seat's cgroup (L2) recorded a
+        breach since the last call, else None."""
+        if self._box is None or self._box.cgroup is None:
+            return None
+        return self._box.cgroup.breach()
+
+    def _check_endpoint(self) -> None:
+        """A TCP bot's port must be served by its own process tree alone (not at ``off``)."""
+        if self.sandbox_layer == "off" or self.transport != "tcp" or self.process is None:
+            return
+        why = foreign_listener(int(self._port), self.process.pid)
+        if why is not None:
+            raise BotStartError(f"{self.name}: {why}")
 
     def _prepare_logs(self) -> None:
         """Set the paths of the bot's stdout and stderr logs; a restart keeps the old ones.
@@ -204,31 +250,26 @@ class LaunchedBot:
         if self.process is not None:
             raise RuntimeError(f"{self.name}: already started")
         self._nursery = nursery
-        self.address, port = self._pick_address()
+        self.sandbox_layer = resolve_sandbox(self.sandbox)
         try:
-            argv = self._argv(self.address, port)
+            argv, env, cwd = self._prepare()
+            assert self.address is not None  # set by _prepare
+            self._prepare_logs()
         except BaseException:
-            self._remove_socket_dir()
+            self._release_sandbox()
             raise
-        self._prepare_logs()
-        env = {
-            **os.environ,
-            **self.env,
-            ADDRESS_ENV: self.address,
-            PARENT_PID_ENV: str(os.getpid()),
-        }
         try:
             self.process = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,  # never written: end-of-file tells the bot the arena died
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.workdir,
+                cwd=cwd,
                 env=env,
                 start_new_session=True,
             )
         except OSError as error:
-            self._remove_socket_dir()
+            self._release_sandbox()
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: {error}") from error
         self._pgid = self.process.pid  # it leads a new session, so its group has its pid
         assert self.stdout_log is not None and self.stderr_log is not None  # _prepare_logs
@@ -248,6 +289,7 @@ class LaunchedBot:
         )
         try:
             await self._wait_started()
+            self._check_endpoint()
         except BaseException:
             await self.aclose()
             raise
@@ -283,7 +325,7 @@ class LaunchedBot:
         if self.process is not None and self.process.poll() is not None:
             with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
                 await stderr.done.wait()
-        tail = stderr.tail_text(lines)
+        tail = escape_untrusted(stderr.tail_text(lines), keep_newlines=True)
         return f"; stderr ends:\n{tail}" if tail else "; stderr is empty"
 
     # --- BotDriver -------------------------------------------------------------
@@ -304,7 +346,7 @@ class LaunchedBot:
                 raise SeatBrokenError(f"{self.name}: not running")
             connection = await self._dial(process, grpc_bot)
             if connection is not None:
-                return _LaunchedConnection(self, process, connection)
+                return LaunchedConnection(self, process, connection)
 
     async def _restart_if_dead(self) -> None:
         if self.process is None or self._grpc is None:
@@ -387,7 +429,8 @@ class LaunchedBot:
             process = self.process
             if process is not None:
                 if self._signal(signal.SIGTERM):
-                    with trio.move_on_after(self.stop_timeout):
+                    # the supervisor has the same grace, then kills and reaps: give it time
+                    with trio.move_on_after(self.stop_timeout + (1.0 if self._box else 0.0)):
                         await process.wait()
                         while self._signal(0):  # the rest of the group
                             await trio.sleep(0.05)
@@ -400,16 +443,23 @@ class LaunchedBot:
                 for stream in (process.stdin, process.stdout, process.stderr):
                     if stream is not None:
                         await stream.aclose()
-            self._remove_socket_dir()
+            if self._box is not None:  # L2: whatever is left in the cgroup is killed here
+                await trio.to_thread.run_sync(self._release_sandbox)
+            self._release_sandbox()
 
     def _signal(self, signum: int) -> bool:
         """Signal the bot's process group, even if its leader died (its children may live:
         ``killpg`` reaches the group while any member does); False if nobody is left.
 
-        Signal 0 only asks whether anyone is left.
+        Signal 0 only asks whether anyone is left. In a sandbox, SIGTERM goes to the
+        supervisor alone while it runs: it stops the bot (not bubblewrap) and the rest.
         """
         process = self.process
         leader_alive = process is not None and process.poll() is None
+        if self._box is not None and leader_alive and signum == signal.SIGTERM:
+            assert process is not None
+            process.send_signal(signum)
+            return True
         if self._pgid is not None:
             try:
                 os.killpg(self._pgid, signum)
@@ -424,62 +474,13 @@ class LaunchedBot:
             return True
         return False
 
+    def _release_sandbox(self) -> None:
+        """Give back the sandbox's folders, uid and cgroup (and the unix socket's folder)."""
+        if self._box is not None:
+            self._box.release()
+        self._remove_socket_dir()
+
     def _remove_socket_dir(self) -> None:
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
             self._socket_dir = None
-
-
-def driver_from_spec(
-    name: str,
-    *,
-    command: str | Sequence[str] | None = None,
-    address: str | None = None,
-    **options: object,
-) -> GrpcBot | LaunchedBot:
-    """A driver for a bot given as a ``command`` to launch, or an ``address`` to dial.
-
-    A :class:`LaunchedBot` still needs :meth:`~LaunchedBot.start` (or use :func:`open_bot`).
-    ``options`` go to the driver's constructor.
-    """
-    if (command is None) == (address is None):
-        raise ValueError(f"{name}: give exactly one of command= or address=")
-    if command is not None:
-        return LaunchedBot(name, command, **options)  # type: ignore[arg-type]  # the constructor checks its own keyword options
-    grpc_options = {k: v for k, v in options.items() if k != "startup_timeout"}
-    return GrpcBot(name, address, **grpc_options)  # type: ignore[arg-type]  # the constructor checks its own keyword options
-
-
-@asynccontextmanager
-async def open_bot(
-    name: str,
-    *,
-    command: str | Sequence[str] | None = None,
-    address: str | None = None,
-    startup_timeout: float = STARTUP_TIMEOUT,
-    **options: object,
-) -> AsyncIterator[BotDriver]:
-    """A ready bot driver for the block: launched from ``command``, or dialled at ``address``.
-
-    Either way the bot has answered its health check (within ``startup_timeout``) when
-    the block starts; at its end the channel is closed and a launched process stopped.
-    Raises :class:`BotStartError` if the bot does not come up.
-    """
-    driver = driver_from_spec(
-        name, command=command, address=address, startup_timeout=startup_timeout, **options
-    )
-    try:
-        async with trio.open_nursery() as nursery:  # holds only the log tasks, which never raise
-            try:
-                if isinstance(driver, LaunchedBot):
-                    await driver.start(nursery)
-                else:
-                    await driver.wait_healthy(startup_timeout)
-                yield driver
-            finally:
-                await driver.aclose()
-    except BaseExceptionGroup as group:
-        # the group can only hold the block's own exception: give it back unwrapped
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise

@@ -64,6 +64,7 @@ async def serve(bot: Bot, address: str) -> None:
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),  # a second server on this port must fail, not share it
         ]
     )
     pb_grpc.add_BotServicer_to_server(_PlayServicer(bot), server)
@@ -87,7 +88,8 @@ def watch_the_arena() -> None:
 
     Signs, checked from daemon threads: the process ``$ARENA_PARENT_PID`` no longer runs,
     or stdin (a pipe from the arena) reaches end-of-file. Without ``$ARENA_PARENT_PID``
-    (an older arena), a change of parent pid. The stop is SIGTERM to this process (a
+    (inside the sandbox's PID namespace, or an older arena), stdin and a change of
+    parent pid. The stop is SIGTERM to this process (a
     clean shutdown once serving, the default exit before), then exit after 5 s.
     """
     global _watchdog_started
@@ -109,7 +111,9 @@ def watch_the_arena() -> None:
         _stop_self()
 
     threading.Thread(target=poll, name="arena-watchdog", daemon=True).start()
-    if arena is not None and _stdin_is_a_pipe():
+    # in the sandbox's PID namespace the arena's pid means nothing, so it is not given:
+    # stdin's end-of-file (and the namespace itself dying) still tell
+    if _stdin_is_a_pipe():
         threading.Thread(target=_wait_for_stdin_eof, name="arena-stdin", daemon=True).start()
 
 

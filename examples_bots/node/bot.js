@@ -235,6 +235,7 @@ function main() {
   server = new grpc.Server({
     'grpc.max_receive_message_length': 1 << 20,
     'grpc.max_send_message_length': 1 << 20,
+    'grpc.so_reuseport': 0, // a second server on our port must fail, not share it
   });
   server.addService(arena.Bot.service, { Play: play });
   server.addService(health.Health.service, { Check: check, Watch: watch });

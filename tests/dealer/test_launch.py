@@ -123,6 +123,7 @@ class TestStartUp:
             transport="unix",
             env={"ARENA_TEST_FLAG": "1"},
             log_dir=tmp_path,
+            sandbox="off",  # the command itself is the process (L0+: tests/dealer/test_sandbox.py)
         ) as bot:
             assert bot.address.startswith("unix:")
             pid = bot.process.pid
@@ -263,8 +264,11 @@ class TestRestartAfterCrash:
         """The socket closes 1 s before the process exits: the next connect waits for the
         exit and restarts the bot, instead of dialling the dead address for 5 s (R25)."""
         marker = tmp_path / "crashed-once"
-        async with open_bot(
-            "linger", command=bot_command("linger.py", str(marker)), log_dir=tmp_path
+        async with open_bot(  # L0: the bot writes its marker in tmp_path
+            "linger",
+            command=bot_command("linger.py", str(marker)),
+            log_dir=tmp_path,
+            sandbox="L0",
         ) as bot:
             station = policy_driver("station", "calling-station")
             result = await run_match([bot, station], _heads_up(10))
@@ -288,8 +292,9 @@ class TestRestartAfterCrash:
 
 @pytest.mark.trio
 async def test_a_crashed_bots_grandchild_is_stopped(bot_command, tmp_path):
-    """The bot leader dies, its grandchild lives on in its process group: closing the
-    driver signals the whole group, so nothing the bot started outlives the match."""
+    """Sandbox off: the bot leader dies, its grandchild lives on in its process group:
+    closing the driver signals the whole group, so nothing the bot started outlives the
+    match. (At L0+ the supervisor kills it as soon as the bot dies: tests/hostile.)"""
     pid_file = tmp_path / "grandchild.pid"
     async with open_bot(
         "spawner",
@@ -297,6 +302,7 @@ async def test_a_crashed_bots_grandchild_is_stopped(bot_command, tmp_path):
         log_dir=tmp_path,
         max_restarts=0,
         stop_timeout=0.5,
+        sandbox="off",
     ) as bot:
         result = await run_match([bot, policy_driver("station", "calling-station")], _heads_up(4))
         grandchild = int(pid_file.read_text())

@@ -1,0 +1,191 @@
+"""A cgroup per launched bot (sandbox L2): memory and pids limits, CPU accounting, breaches.
+
+cgroup v1 (one hierarchy per controller, as on the development machine: ``memory``,
+``pids``, ``cpuacct``) or v2 (one unified hierarchy with the ``memory`` and ``pids``
+controllers enabled). Each seat's group is created under the arena's own group in each
+hierarchy, so whatever limits the arena itself runs under still apply. The supervisor
+joins it (writes its pid to each ``cgroup.procs``) before it starts the bot, so every
+process the bot ever starts is counted and can be killed at close, setsid or not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import time
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_V1 = ("memory", "pids", "cpuacct")
+
+
+def _mounts() -> dict[str, Path]:
+    """Controller name (or ``"v2"``) -> mount point, from ``/proc/self/mountinfo``."""
+    found: dict[str, Path] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            fields, tail = left.split(), right.split()
+            if len(fields) < 5 or not tail:
+                continue
+            if tail[0] == "cgroup2":
+                found.setdefault("v2", Path(fields[4]))
+            elif tail[0] == "cgroup" and len(tail) >= 3:
+                for option in tail[2].split(","):
+                    if option in _V1:
+                        found.setdefault(option, Path(fields[4]))
+    return found
+
+
+def _own_paths() -> dict[str, str]:
+    """Controller (or ``"v2"``) -> this process's group path, from ``/proc/self/cgroup``."""
+    paths: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _id, controllers, path = line.split(":", 2)
+            if not controllers:
+                paths["v2"] = path
+            for controller in controllers.split(","):
+                paths[controller] = path
+    return paths
+
+
+def _v2_base(mounts: dict[str, Path], own: dict[str, str]) -> Path | None:
+    if "v2" not in mounts or "v2" not in own:
+        return None
+    base = mounts["v2"] / own["v2"].lstrip("/")
+    try:
+        controllers = (base / "cgroup.controllers").read_text().split()
+    except OSError:
+        return None
+    return base if {"memory", "pids"} <= set(controllers) else None
+
+
+def cgroup_support() -> tuple[bool, str]:
+    """Whether per-seat cgroups can be made here, and what was found (or why not)."""
+    try:
+        group = SeatCgroup.create("probe", memory_mb=64, max_processes=8)
+    except OSError as error:
+        return False, f"cannot create a cgroup: {error}"
+    group.remove()
+    return True, f"cgroup {group.version} ({', '.join(str(p) for p in group.dirs)})"
+
+
+class SeatCgroup:
+    """One seat's cgroup(s): create, hand to the supervisor, read, kill all, remove."""
+
+    def __init__(self, version: str, dirs: dict[str, Path]) -> None:
+        self.version = version
+        self._dirs = dirs
+        self._seen_oom = 0
+        self._seen_pids = 0
+
+    @property
+    def dirs(self) -> list[Path]:
+        return list(dict.fromkeys(self._dirs.values()))
+
+    @classmethod
+    def create(cls, label: str, *, memory_mb: int, max_processes: int) -> SeatCgroup:
+        """A fresh group with the limits set; OSError if this machine cannot make one."""
+        name = f"arena-{os.getpid()}-{label}-{secrets.token_hex(3)}"
+        mounts, own = _mounts(), _own_paths()
+        v2 = _v2_base(mounts, own)
+        if v2 is not None:
+            group = cls("v2", {c: v2 / name for c in _V1})
+        else:
+            missing = [c for c in _V1 if c not in mounts or c not in own]
+            if missing:
+                raise OSError(f"no cgroup v1 hierarchy for {', '.join(missing)} and no usable v2")
+            group = cls("v1", {c: mounts[c] / own[c].lstrip("/") / name for c in _V1})
+        try:
+            for path in group.dirs:
+                path.mkdir(mode=0o755)
+            group._limit(memory_mb << 20, max_processes)
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+    def _limit(self, memory_bytes: int, max_processes: int) -> None:
+        if self.version == "v2":
+            (self._dirs["memory"] / "memory.max").write_text(str(memory_bytes))
+            with contextlib.suppress(OSError):
+                (self._dirs["memory"] / "memory.swap.max").write_text("0")
+        else:
+            (self._dirs["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            with contextlib.suppress(OSError):  # no swap accounting: the limit above holds RAM
+                (self._dirs["memory"] / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+        (self._dirs["pids"] / "pids.max").write_text(str(max_processes))
+
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files the supervisor writes its pid into."""
+        return [str(path / "cgroup.procs") for path in self.dirs]
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) of everything that ever ran in the group."""
+        try:
+            if self.version == "v2":
+                for line in (self._dirs["cpuacct"] / "cpu.stat").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+                return None
+            return int((self._dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    def _counter(self, file: str, key: str) -> int:
+        directory = self._dirs["memory" if file.startswith("memory") else "pids"]
+        with contextlib.suppress(OSError, ValueError):
+            for line in (directory / file).read_text().splitlines():
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+        return 0
+
+    def breach(self) -> str | None:
+        """``"MEMORY_LIMIT"`` / ``"PROCESS_LIMIT"`` if one was hit since the last call."""
+        oom_file = "memory.events" if self.version == "v2" else "memory.oom_control"
+        pids_file = "pids.events"
+        oom, pids = self._counter(oom_file, "oom_kill"), self._counter(pids_file, "max")
+        memory_hit, pids_hit = oom > self._seen_oom, pids > self._seen_pids
+        self._seen_oom, self._seen_pids = max(oom, self._seen_oom), max(pids, self._seen_pids)
+        if memory_hit:
+            return "MEMORY_LIMIT"
+        if pids_hit:
+            return "PROCESS_LIMIT"
+        return None
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.dirs:
+            with contextlib.suppress(OSError, ValueError):
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+    def kill_all(self, timeout: float = 5.0) -> None:
+        """SIGKILL every process in the group until it is empty (or ``timeout`` passes)."""
+        deadline = time.monotonic() + timeout
+        while (pids := self.pids()) and time.monotonic() < deadline:
+            if self.version == "v2":
+                with contextlib.suppress(OSError):
+                    (self._dirs["pids"] / "cgroup.kill").write_text("1")
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Kill what is left and remove the group's folders; never raises."""
+        self.kill_all()
+        for path in self.dirs:
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)  # the last exits are still being accounted

@@ -1,0 +1,193 @@
+"""One start of one launched bot inside its sandbox: folders, uid, cgroup, command, cleanup.
+
+:class:`SeatBox` turns a :class:`~arena.dealer._sandbox.BotLimits` and a layer into the
+command the arena runs (the supervisor's exec chain, with bubblewrap at L1+), the clean
+environment, and the resources to give back at close (the private folder, the socket
+folder, the uid, the cgroup). It runs nothing itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from arena.dealer._bwrap import SANDBOX_TMP, bwrap_command, setpriv_command
+from arena.dealer._cgroups import SeatCgroup
+from arena.dealer._grpc import BotStartError
+from arena.dealer._process import free_tcp_port, safe_name
+from arena.dealer._sandbox import BotLimits, UidLease, lease_uid
+
+SUPERVISOR = Path(__file__).with_name("_supervisor.py")
+ADDRESS_ENV = "ARENA_BOT_ADDRESS"
+PARENT_PID_ENV = "ARENA_PARENT_PID"
+SANDBOX_ENV = "ARENA_SANDBOX"
+"""Tells the bot the layer it runs in (``L0``, ``L1``, ``L2``): informative only."""
+
+
+def absolute_command(argv: Sequence[str], workdir: str | os.PathLike[str] | None) -> list[str]:
+    """``argv`` with the program found on PATH and each argument that names an existing
+    file relative to ``workdir`` (default: the current folder) made absolute, since the
+    bot then runs in a private folder."""
+    base = Path(workdir) if workdir is not None else Path.cwd()
+    out = []
+    for index, arg in enumerate(argv):
+        candidate = base / arg
+        if index == 0 and "/" not in arg:
+            found = shutil.which(arg)
+            out.append(os.path.realpath(found) if found else arg)
+        elif arg and not arg.startswith("-") and not os.path.isabs(arg) and candidate.exists():
+            out.append(os.path.realpath(candidate))
+        else:
+            out.append(arg)
+    return out
+
+
+def bot_folders(argv: Sequence[str], workdir: str | os.PathLike[str] | None) -> list[str]:
+    """The bot's own folder(s), mounted read-only at L1+: its workdir, or the folder of its
+    program and of its script (the first argument that is an existing file)."""
+    folders = [os.path.realpath(workdir)] if workdir is not None else []
+    if argv and os.path.isabs(argv[0]):
+        folders.append(os.path.dirname(os.path.realpath(argv[0])))
+    for arg in argv[1:]:
+        if os.path.isabs(arg) and os.path.isfile(arg):
+            folders.append(os.path.dirname(arg))
+            break
+    return folders
+
+
+class SeatBox:
+    """The sandbox of one run of one bot at ``layer`` (``L0``, ``L1`` or ``L2``)."""
+
+    def __init__(self, name: str, layer: str, limits: BotLimits, hidden: Sequence[str]) -> None:
+        self.name = name
+        self.layer = layer
+        self.limits = limits
+        self.hidden = [str(h) for h in hidden]
+        self.private_dir: str | None = None
+        self.socket_dir: str | None = None
+        self.cgroup: SeatCgroup | None = None
+        self.uid: UidLease | None = None
+
+    # --- resources ---------------------------------------------------------------
+
+    def address(self, transport: str) -> tuple[str, str]:
+        """Where the bot listens (``unix:PATH`` or ``127.0.0.1:PORT``) and the port text."""
+        if transport == "tcp":
+            if self.layer != "L0" and not self.limits.share_network:
+                raise BotStartError(
+                    f"{self.name}: transport 'tcp' at sandbox {self.layer} needs "
+                    "BotLimits(share_network=True): the bot's own network namespace has only "
+                    "its own loopback, which the arena cannot reach (use transport 'unix')"
+                )
+            port = free_tcp_port()
+            return f"127.0.0.1:{port}", str(port)
+        self.socket_dir = tempfile.mkdtemp(prefix="arena-sock-")
+        return f"unix:{self.socket_dir}/bot.sock", ""
+
+    def acquire(self) -> None:
+        """The private folder (L0), the seat's uid and cgroup (L2); undone by :meth:`release`."""
+        if self.layer == "L0":
+            self.private_dir = tempfile.mkdtemp(prefix=f"arena-seat-{safe_name(self.name)}-")
+        if self.layer == "L2":
+            self.uid = lease_uid()
+            if self.socket_dir is not None:
+                os.chown(self.socket_dir, self.uid.uid, self.uid.uid)
+            try:
+                self.cgroup = SeatCgroup.create(
+                    safe_name(self.name)[:24],
+                    memory_mb=self.limits.memory_mb,
+                    max_processes=self.limits.max_processes,
+                )
+            except OSError as error:
+                raise BotStartError(f"{self.name}: cannot create its cgroup: {error}") from error
+
+    def release(self) -> None:
+        """Kill what is left in the cgroup, remove it and the folders, free the uid."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        for folder in (self.private_dir, self.socket_dir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self.private_dir = self.socket_dir = None
+        if self.uid is not None:
+            self.uid.release()
+            self.uid = None
+
+    # --- the command -------------------------------------------------------------
+
+    def environment(self, address: str, extra: Mapping[str, str]) -> dict[str, str]:
+        """The bot's clean environment: nothing of the arena's but PATH's shape and LANG."""
+        home = self.private_dir if self.layer == "L0" else SANDBOX_TMP
+        assert home is not None
+        env = {
+            "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "HOME": home,
+            "TMPDIR": home,
+            SANDBOX_ENV: self.layer,
+            **extra,
+            **self.limits.env,
+            ADDRESS_ENV: address,
+        }
+        if self.layer == "L0":  # inside a PID namespace the arena's pid means nothing
+            env[PARENT_PID_ENV] = str(os.getpid())
+        return env
+
+    def rlimits(self, memory_limit_mb: int | None, cpu_seconds: int | None) -> dict[str, list[int]]:
+        """The supervisor's rlimits; the old ``memory_limit_mb`` / ``cpu_seconds`` options win."""
+        limits = self.limits
+        cpu = cpu_seconds if cpu_seconds is not None else limits.cpu_backstop_seconds
+        address_mb = memory_limit_mb if memory_limit_mb is not None else limits.address_space_mb
+        found = {
+            "RLIMIT_CORE": [0, 0],
+            "RLIMIT_NOFILE": [limits.open_files, limits.open_files],
+            "RLIMIT_FSIZE": [limits.file_size_mb << 20, limits.file_size_mb << 20],
+            # soft:hard, so the bot gets SIGXCPU (a clear cause) before the kernel's SIGKILL
+            "RLIMIT_CPU": [int(cpu), int(cpu) + 1],
+        }
+        if address_mb is not None:
+            found["RLIMIT_AS"] = [int(address_mb) << 20, int(address_mb) << 20]
+        return found
+
+    def command(
+        self,
+        argv: Sequence[str],
+        *,
+        workdir: str | os.PathLike[str] | None,
+        env: dict[str, str],
+        rlimits: Mapping[str, list[int]],
+        grace: float,
+    ) -> list[str]:
+        """``python -I -S _supervisor.py <json>``: the supervisor that starts ``argv``."""
+        if not (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
+            raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: no such executable file")
+        inner = list(argv)
+        if self.layer in ("L1", "L2"):
+            if self.uid is not None:
+                inner = setpriv_command(inner, self.uid.uid)
+            inner = bwrap_command(
+                inner,
+                bot_dirs=[*bot_folders(argv, workdir), *self.limits.binds],
+                socket_dir=self.socket_dir,
+                tmp_mb=self.limits.tmp_mb,
+                hidden=self.hidden,
+                share_network=self.limits.share_network,
+                as_root=self.layer == "L2",
+            )
+        config = {
+            "argv": inner,
+            "env": env,
+            "cwd": self.private_dir,
+            "rlimits": dict(rlimits),
+            "cgroup_procs": self.cgroup.procs_files() if self.cgroup is not None else [],
+            "parent_pid": os.getpid(),
+            "grace": grace,
+            "signal_exit_codes": self.layer in ("L1", "L2"),
+        }
+        return [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config)]

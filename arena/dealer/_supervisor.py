@@ -1,0 +1,216 @@
+"""The exec-chain launcher between the arena and a launched bot (standard library only).
+
+Run as ``python -I -S _supervisor.py '<json>'`` by :mod:`arena.dealer._launch`, never
+imported by it: the arena runs gRPC threads, so it must not fork (no ``preexec_fn``),
+and everything that has to happen in the bot's own process before it starts happens
+here instead. In order:
+
+1. join the seat's cgroups (L2): every process started after this is in them;
+2. set resource limits on itself (inherited by the bot): no core files, open files,
+   file size, a CPU-time backstop, a loose address-space cap;
+3. become a child subreaper (``PR_SET_CHILD_SUBREAPER``), so orphans of a ``setsid``
+   double fork are re-parented here, not to init, and can be found and killed;
+4. watch the arena: its pid (a pidfd) and stdin (a pipe the arena never writes to). Not
+   ``PR_SET_PDEATHSIG``: Trio starts processes from a worker thread, and the death
+   signal fires when *that thread* exits (Trio's idle threads exit after seconds);
+5. start the bot (or bubblewrap) as its child and wait.
+
+On SIGTERM (the arena's stop), the arena's death or the bot's exit it signals every
+descendant (SIGTERM and SIGCONT, then after a grace SIGKILL, walking ``/proc`` until
+none is left), reaps them, and exits the way the bot did (re-raising the bot's signal
+on itself, so the arena still reads "killed by signal SIGXCPU").
+"""
+
+import contextlib
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+PR_SET_CHILD_SUBREAPER = 36
+_SIGNALS_TO_STOP = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _descendants(root):
+    """Pids of every live descendant of ``root``, parents before children (a ppid scan)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+    found, frontier = [], [root]
+    while frontier:
+        children = parents.get(frontier.pop(), [])
+        found.extend(children)
+        frontier.extend(children)
+    return found
+
+
+def _exe(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+
+
+def _signal_all(pids, signum):
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+
+
+def _reap_any():
+    """Reap every child that has ended; True if some child is still running."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
+
+
+def _kill_tree():
+    """SIGKILL every descendant and reap them, until none is left (fork loops included)."""
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline:
+        pids = _descendants(os.getpid())
+        if not pids:
+            _reap_any()
+            return
+        _signal_all(pids, signal.SIGKILL)
+        _reap_any()
+        time.sleep(0.005)
+
+
+def _set_limits(limits):
+    for name, (soft, hard) in limits.items():
+        number = getattr(resource, name)
+        try:
+            resource.setrlimit(number, (soft, hard))
+        except (ValueError, OSError) as error:
+            sys.stderr.write(f"arena supervisor: cannot set {name}: {error}\n")
+
+
+def _join_cgroups(procs_files):
+    for path in procs_files:
+        with open(path, "w") as file:
+            file.write(str(os.getpid()))
+
+
+def _watch_arena(parent_pid):
+    """SIGTERM to this process once the arena is gone (its pid ends, or stdin hits EOF)."""
+    watched = []
+    with contextlib.suppress(AttributeError, OSError):
+        watched.append(os.pidfd_open(parent_pid))
+    if os.getppid() != parent_pid:  # died before the pidfd was open
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+
+    def watch():
+        poller = select.poll()
+        for fd in watched:
+            poller.register(fd, select.POLLIN)
+        poller.register(0, select.POLLIN | select.POLLHUP)
+        while True:
+            for fd, _event in poller.poll(500):
+                if fd == 0:
+                    try:
+                        if os.read(0, 4096):
+                            continue  # the arena never writes; ignore anything else
+                    except OSError:
+                        poller.unregister(0)
+                        continue
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            if os.getppid() != parent_pid:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _exit_like(status, signal_exit_codes):
+    """Exit as the bot did: its status, or killed by its signal."""
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+    elif signal_exit_codes and 128 < os.WEXITSTATUS(status) < 128 + 65:
+        signum = os.WEXITSTATUS(status) - 128  # bubblewrap reports a signal as 128 + N
+    else:
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+    sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):  # not for SIGKILL, which needs none
+        signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
+    with contextlib.suppress(OSError, ValueError):
+        os.kill(os.getpid(), signum)
+        time.sleep(0.5)
+    os._exit(128 + signum)
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    _join_cgroups(config.get("cgroup_procs", []))
+    _set_limits(config.get("rlimits", {}))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.stderr.write("arena supervisor: cannot become a subreaper\n")
+    grace = float(config.get("grace", 2.0))
+    wrapper = os.path.realpath(config["argv"][0]) if config.get("signal_exit_codes") else None
+    state = {"stopping": False, "bot": None}
+
+    def stop(_signum, _frame):
+        if state["stopping"]:
+            return
+        state["stopping"] = True
+        pids = _descendants(os.getpid())
+        # not bubblewrap itself: killed, it would take the bot down before it could stop
+        _signal_all([p for p in reversed(pids) if _exe(p) != wrapper], signal.SIGTERM)
+        _signal_all(pids, signal.SIGCONT)
+        signal.setitimer(signal.ITIMER_REAL, grace)
+
+    def force(_signum, _frame):
+        _signal_all(_descendants(os.getpid()), signal.SIGKILL)
+
+    for signum in _SIGNALS_TO_STOP:
+        signal.signal(signum, stop)
+    signal.signal(signal.SIGALRM, force)
+    _watch_arena(int(config["parent_pid"]))
+    try:
+        bot = subprocess.Popen(
+            config["argv"], env=config["env"], cwd=config.get("cwd"), close_fds=True
+        )
+    except OSError as error:
+        sys.stderr.write(f"arena supervisor: cannot run {config['argv'][0]!r}: {error}\n")
+        os._exit(127)
+    state["bot"] = bot.pid
+    if state["stopping"]:  # told to stop before the bot existed
+        os.kill(bot.pid, signal.SIGKILL)
+    status = None
+    while status is None:
+        try:
+            pid, code = os.wait()
+        except ChildProcessError:
+            break
+        if pid == bot.pid:
+            status = code
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    for signum in _SIGNALS_TO_STOP:
+        signal.signal(signum, signal.SIG_IGN)
+    _kill_tree()
+    _exit_like(status if status is not None else 0, config.get("signal_exit_codes", False))
+
+
+if __name__ == "__main__":
+    main()
