@@ -76,7 +76,7 @@ PUBLIC = {
         "GrpcBot", "GrpcConnection", "LaunchedBot", "LocalBot", "LocalConnection",
         "MalformedStreamError", "MatchRecorder", "MatchResult", "MatchSettings",
         "OnFaultLimit", "open_bot", "policy_driver", "run_match", "seat_summaries",
-        "CPU_BACKSTOP_FACTOR", "CPU_BACKSTOP_FLOOR", "run_duplicate_match",
+        "CPU_BACKSTOP_FACTOR", "CPU_BACKSTOP_FLOOR", "run_duplicate_match", "sandbox_of",
         "SANDBOX_CHOICES", "BotLimits", "LayerCheck", "SandboxError", "check_layers",
         "resolve_sandbox",
         "SeatBrokenError", "SeatConnection", "SeatSummary", "summarize", "wait_healthy",

@@ -21,6 +21,7 @@ from arena.dealer._sandbox import LayerCheck as LayerCheck
 from arena.dealer._sandbox import SandboxError as SandboxError
 from arena.dealer._sandbox import check_layers as check_layers
 from arena.dealer._sandbox import resolve_sandbox as resolve_sandbox
+from arena.dealer._sandbox import sandbox_of as sandbox_of
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
@@ -75,6 +76,7 @@ __all__ = [
     "resolve_sandbox",
     "run_duplicate_match",
     "run_match",
+    "sandbox_of",
     "seat_summaries",
     "summarize",
     "wait_healthy",

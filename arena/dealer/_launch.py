@@ -84,6 +84,9 @@ class LaunchedBot:
     resolved at start (``sandbox_layer`` then says which layer is in force);
     ``limits``: :class:`BotLimits`; ``hidden_paths``: paths no bot may see (records, the
     database), masked at L1+ (at ``off``/``L0`` they cannot be: see ``records_visible``).
+    ``workdir`` resolves the command's relative paths and is mounted read-only at L1+ as
+    the bot's folder unless ``mount_workdir`` is False (a tournament file's folder, which
+    may hold other bots: then only the program's and the script's folders are mounted).
     ``log_dir``: where ``<name>.stdout.log`` and ``<name>.stderr.log`` go (overwritten;
     default: a fresh temporary directory, kept). ``startup_timeout`` bounds the wait for
     the health check; ``stop_timeout`` is the grace between SIGTERM and SIGKILL.
@@ -112,6 +115,7 @@ class LaunchedBot:
         sandbox: str = "auto",
         limits: BotLimits | None = None,
         hidden_paths: Sequence[str | os.PathLike[str]] = (),
+        mount_workdir: bool = True,
     ) -> None:
         if transport not in ("tcp", "unix"):
             raise ValueError(f"transport must be 'tcp' or 'unix', not {transport!r}")
@@ -126,6 +130,7 @@ class LaunchedBot:
         if transport == "unix" and any("{port}" in arg for arg in self.command):
             raise ValueError(f"{name}: {{port}} in the command needs transport='tcp'")
         self.workdir = workdir
+        self.mount_workdir = mount_workdir  # False: workdir only resolves the command's paths
         self.env = dict(env or {})
         self.transport = transport
         self.startup_timeout = startup_timeout
@@ -185,7 +190,7 @@ class LaunchedBot:
         env = box.environment(self.address, self.env)
         argv = box.command(
             absolute_command(bot_argv, self.workdir),
-            workdir=self.workdir,
+            workdir=self.workdir if self.mount_workdir else None,
             env=env,
             rlimits=box.rlimits(self.memory_limit_mb, self.cpu_limit_seconds),
             grace=self.stop_timeout,

@@ -233,3 +233,12 @@ def lease_uid() -> UidLease:
     raise SandboxError(
         f"sandbox L2 has no free uid in {UID_RANGE.start}-{UID_RANGE.stop - 1} (all in use or in /etc/passwd)"
     )
+
+
+def sandbox_of(driver: object) -> str:
+    """What guards ``driver``'s bot, for the records: its layer when launched (``L2``...),
+    ``in-process`` for a Python object, ``remote`` for a bot dialled at an address."""
+    layer = getattr(driver, "sandbox_layer", None)
+    if layer:
+        return str(layer)
+    return "remote" if hasattr(driver, "address") else "in-process"

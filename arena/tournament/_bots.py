@@ -19,10 +19,11 @@ import shlex
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.dealer import BotLimits
 from arena.policies import BUILT_IN
 
 BUILTIN_KINDS = ("builtin", "command", "address")
@@ -59,7 +60,8 @@ class BotSpec:
 
     ``requires``: an executable (``"node"``) without which a tournament skips the bot
     with a note. ``workdir``: where a command runs (absolute), ``None`` for the
-    caller's choice.
+    caller's choice. ``limits``: a command bot's sandbox settings (``[bots.limits]``),
+    ``None`` for the defaults.
     """
 
     name: str
@@ -67,6 +69,7 @@ class BotSpec:
     target: str = ""
     requires: str | None = None
     workdir: Path | None = None
+    limits: BotLimits | None = field(default=None, hash=False)
 
     @property
     def command(self) -> str | None:
@@ -101,6 +104,8 @@ class BotSpec:
             data["requires"] = self.requires
         if self.workdir is not None:
             data["workdir"] = str(self.workdir)
+        if self.limits is not None:
+            data["limits"] = limits_to_dict(self.limits)
         return data
 
 
@@ -118,6 +123,7 @@ def make_bot(
     *,
     requires: str | None = None,
     workdir: Path | None = None,
+    limits: BotLimits | None = None,
 ) -> BotSpec:
     """A checked :class:`BotSpec`: the one place a kind's target is validated."""
     field = kind if kind in BUILTIN_KINDS else "plugin"
@@ -141,7 +147,26 @@ def make_bot(
         raise BotSpecError(
             "workdir", f"only used by command bots; bot {name!r} is a {_kind_word(kind)} bot"
         )
-    return BotSpec(name, kind, target, requires, workdir)
+    if limits is not None and kind != "command":
+        raise BotSpecError(
+            "limits", f"only used by command bots; bot {name!r} is a {_kind_word(kind)} bot"
+        )
+    return BotSpec(name, kind, target, requires, workdir, limits)
+
+
+def limits_to_dict(limits: BotLimits) -> dict[str, Any]:
+    """The ``[bots.limits]`` keys of ``limits`` that differ from the defaults (0: no cap)."""
+    defaults = BotLimits()
+    data: dict[str, Any] = {}
+    for item in dataclasses.fields(BotLimits):
+        value = getattr(limits, item.name)
+        if value != getattr(defaults, item.name):
+            if item.name == "address_space_mb" and value is None:
+                value = 0
+            data[item.name] = list(value) if item.name == "binds" else value
+    if "env" in data:
+        data["env"] = dict(data["env"])
+    return data
 
 
 def _kind_word(kind: str) -> str:
@@ -179,7 +204,13 @@ def parse_bot_text(text: str) -> BotSpec:
     return spec
 
 
-def bot_from_fields(name: str, fields: Mapping[str, str | None], *, base: Path) -> BotSpec:
+def bot_from_fields(
+    name: str,
+    fields: Mapping[str, str | None],
+    *,
+    base: Path,
+    limits: BotLimits | None = None,
+) -> BotSpec:
     """A bot from a ``[[bots]]`` table whose values are already strings (or absent).
 
     ``fields`` holds the entry's keys other than ``name``; exactly one of
@@ -208,4 +239,6 @@ def bot_from_fields(name: str, fields: Mapping[str, str | None], *, base: Path) 
     workdir = base if kind == "command" else None
     if workdir_text is not None:
         workdir = (base / Path(workdir_text).expanduser()).resolve()
-    return make_bot(name, kind, target, requires=given.get("requires"), workdir=workdir)
+    return make_bot(
+        name, kind, target, requires=given.get("requires"), workdir=workdir, limits=limits
+    )

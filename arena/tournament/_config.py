@@ -117,6 +117,7 @@ class TournamentConfig:
     output: Path
     database: Path
     early_stop: bool = False
+    sandbox: str = "auto"
     game: GameConfig = field(default_factory=GameConfig)
     stack: int = MatchSettings.starting_stack
     timeouts: Timeouts = field(default_factory=Timeouts)
@@ -171,7 +172,15 @@ class TournamentConfig:
             seed=self.seed,
             log_dir=self.output / self.name / "bots",
             startup_timeout=self.timeouts.startup,
-            options={"workdir": self.workdir},
+            options={
+                "workdir": self.workdir,
+                "sandbox": self.sandbox,
+                # the records (hidden cards) and the database: never visible to a bot
+                "hidden_paths": (
+                    self.output,
+                    *(self.database.with_name(self.database.name + end) for end in _DB_FILES),
+                ),
+            },
         )
 
     def with_seed(self, seed: int) -> TournamentConfig:
@@ -229,6 +238,8 @@ class TournamentConfig:
                 "output": str(self.output),
                 "database": str(self.database),
                 "early_stop": self.early_stop,
+                # only when set, so tournaments stored before it resume unchanged
+                **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
             },
             "game": {**game, "stack": self.stack},
             "timeouts": {k: _plain(v) for k, v in dataclasses.asdict(self.timeouts).items()},
@@ -239,6 +250,10 @@ class TournamentConfig:
     def to_json(self) -> str:
         """Canonical JSON (sorted keys, no spaces): store it, compare it on resume."""
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+_DB_FILES = ("", "-wal", "-shm", ".lock")
+"""The database file and SQLite's (and the run lock's) files beside it: all hidden from bots."""
 
 
 def _plain(value: object) -> object:

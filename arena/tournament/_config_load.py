@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.dealer import OnFaultLimit
+from arena.dealer import SANDBOX_CHOICES, OnFaultLimit
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig
 from arena.ratings import check_k_factor, check_rating_setting
 from arena.tournament import _bounds
@@ -29,6 +29,7 @@ from arena.tournament._config import (
     TournamentConfigError,
     _check_field,
 )
+from arena.tournament._limits import parse_limits
 
 
 def load_tournament(path: str | Path) -> TournamentConfig:
@@ -71,12 +72,14 @@ _TOURNAMENT_KEYS = (
     "output",
     "database",
     "early_stop",
+    "sandbox",
 )
 _GAME_INT: tuple[str, ...] = ("small_blind", "big_blind", "small_bet", "big_bet", "ante")
 _GAME_INT += ("max_draw", "max_bets_per_round")
 _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
-_BOT_KEYS = ("name", "builtin", "command", "address", "plugin", "target", "requires", "workdir")
+_BOT_KEYS: tuple[str, ...] = ("name", "builtin", "command", "address", "plugin", "target")
+_BOT_KEYS += ("requires", "workdir", "limits")
 
 
 def _type_name(value: object) -> str:
@@ -244,6 +247,7 @@ class _Parser:
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
         database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")
         early_stop = self.early_stop(tour, fmt)
+        sandbox = self.sandbox(tour)
         game, stack = self.game(self.table(data, "game"))
         timeouts = self.timeouts(self.table(data, "timeouts"))
         ratings = self.ratings(self.table(data, "ratings"))
@@ -263,6 +267,7 @@ class _Parser:
             output=output,
             database=database,
             early_stop=early_stop,
+            sandbox=sandbox,
             game=game,
             stack=stack,
             timeouts=timeouts,
@@ -288,6 +293,16 @@ class _Parser:
         except BoundError as error:
             raise self.fail("tournament.name", str(error)) from None
         return name
+
+    def sandbox(self, tour: Mapping[str, Any]) -> str:
+        """``tournament.sandbox``: a layer or ``auto`` (checked against this machine when
+        the bots start, so a file stays valid on a machine without bubblewrap)."""
+        value = self.string(tour, "tournament", "sandbox", "auto") or "auto"
+        if value not in SANDBOX_CHOICES:
+            raise self.fail(
+                "tournament.sandbox", f"{value!r} is not one of {', '.join(SANDBOX_CHOICES)}"
+            )
+        return value
 
     def table_size(self, tour: Mapping[str, Any], fmt: Format) -> int:
         """``tournament.table_size``: 3 to 7 for a ring (default 6); other formats are heads-up."""
@@ -444,8 +459,9 @@ class _Parser:
         if "name" not in entry:
             raise self.fail(f"{p}.name", "missing: every bot needs a name")
         name = self.bot_name(entry["name"], f"{p}.name")
-        fields = {key: self.string(entry, p, key) for key in _BOT_KEYS[1:] if key in entry}
+        fields = {key: self.string(entry, p, key) for key in _BOT_KEYS[1:-1] if key in entry}
+        limits = parse_limits(self, entry["limits"], f"{p}.limits") if "limits" in entry else None
         try:
-            return bot_from_fields(name, fields, base=self.base)
+            return bot_from_fields(name, fields, base=self.base, limits=limits)
         except BotSpecError as error:
             raise self.fail(f"{p}.{error.field}" if error.field else p, error.problem) from None

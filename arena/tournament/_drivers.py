@@ -44,7 +44,9 @@ class DriverContext:
     unseeded). ``log_dir``: where a launched bot's stdout and stderr logs go (``None``:
     a temporary directory). ``startup_timeout``: how long a bot may take to become
     healthy. ``options``: anything else the caller wants drivers to see (the built-in
-    command driver reads ``workdir``, ``memory_limit_mb`` and ``cpu_seconds``).
+    command driver reads ``workdir``, ``memory_limit_mb``, ``cpu_seconds``, ``sandbox``
+    (a choice of :data:`arena.dealer.SANDBOX_CHOICES`) and ``hidden_paths`` (folders and
+    files no bot may see: the records, the database)).
     """
 
     seed: int | None = None
@@ -71,14 +73,20 @@ def open_builtin_bot(
         return open_bot(spec.name, address=spec.target, startup_timeout=context.startup_timeout)
     if spec.kind == "command":
         options = dict(context.options or {})
+        workdir = getattr(spec, "workdir", None) or options.get("workdir")
         return open_bot(
             spec.name,
             command=_argv(spec),
             startup_timeout=context.startup_timeout,
             log_dir=context.log_dir,
-            workdir=getattr(spec, "workdir", None) or options.get("workdir"),
+            workdir=workdir,
+            # the tournament file's own folder may hold every bot: mount only a given workdir
+            mount_workdir=workdir != options.get("workdir"),
             memory_limit_mb=options.get("memory_limit_mb"),
             cpu_seconds=options.get("cpu_seconds"),
+            sandbox=options.get("sandbox", "auto"),
+            limits=getattr(spec, "limits", None),
+            hidden_paths=options.get("hidden_paths", ()),
         )
     raise NoDriverError(
         f"bot {spec.name!r}: no plugin drives bots of kind {spec.kind!r} "

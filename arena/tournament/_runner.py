@@ -4,7 +4,11 @@ The schedule is stored before the first match, so a tournament killed at any poi
 finished by :func:`run_tournament` with ``resume=True``: it plays exactly the matches
 that have no committed result, none twice (the store refuses a second result for a key).
 Each bot process is started once and plays all its tables; a per-bot limit keeps a
-slow bot from being flooded, a global one caps the tables in flight.
+slow bot from being flooded, a global one caps the tables in flight. Under duplicate
+dealing each bot is started once per rotation (a heads-up tournament starts every
+launched bot twice) and instance ``k`` plays only the ``k``-th table of each match, so
+no process ever sees a deck twice (issue 9): what it remembers of its own cards never
+tells it what an opponent holds at another table.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from arena.dealer import (
     MatchResult,
     MatchSettings,
     SeatSummary,
+    run_duplicate_match,
     run_match,
+    sandbox_of,
 )
 from arena.engine import Hand
 from arena.ratings import ChipSprt, EloSystem, bounded_rating
@@ -35,6 +41,7 @@ from arena.tournament._config import TournamentConfig, TournamentConfigError
 from arena.tournament._drivers import open_builtin_bot
 from arena.tournament._errors import TournamentError, expected_error
 from arena.tournament._formats import build_schedule
+from arena.tournament._instances import Instances, rotations_needed, visibility_notes
 from arena.tournament._lock import hold_tournament
 from arena.tournament._not_started import error_tail, record_not_started, start_note
 from arena.tournament._owner import check_free, claim, same_settings
@@ -101,22 +108,25 @@ plugins' :func:`arena.plugins.open_driver`; without one, arena's own kinds only)
 
 async def _open_bots(
     config: TournamentConfig,
-    names: Sequence[str],
+    needed: dict[str, int],
     stack: contextlib.AsyncExitStack,
     opener: DriverOpener | None,
-) -> tuple[dict[str, BotDriver], dict[str, str]]:
-    """Start every bot; returns the drivers and, for each bot that did not start, why."""
-    drivers: dict[str, BotDriver] = {}
+) -> tuple[Instances, dict[str, str]]:
+    """Start every bot (as many instances as it needs); returns the drivers and, for each
+    bot that did not start, why. Instance k > 0 is named ``NAME.k+1`` (its log files)."""
+    drivers: Instances = {}
     failed: dict[str, str] = {}
-    for name in names:
+    for name in sorted(needed):
         entry = config.bot(name)
         try:
-            manager = (
-                opener(entry)
-                if opener is not None
-                else open_builtin_bot(entry, config.driver_context())
-            )
-            drivers[name] = await stack.enter_async_context(manager)
+            for k in range(needed[name]):
+                copy = entry if k == 0 else entry.renamed(f"{name}.{k + 1}")
+                manager = (
+                    opener(copy)
+                    if opener is not None
+                    else open_builtin_bot(copy, config.driver_context())
+                )
+                drivers.setdefault(name, []).append(await stack.enter_async_context(manager))
         except BaseException as error:  # LookupError: no driver for its kind
             cause = expected_error(error, (BotStartError, LookupError))
             if cause is None:
@@ -239,9 +249,9 @@ async def _run_locked(
     if on_progress is not None:
         on_progress(progress)
     game_type = game_type_of(config.game)
-    needed = sorted({name for match in pending for name in match.seats})
     async with contextlib.AsyncExitStack() as stack:
-        drivers, failed = await _open_bots(config, needed, stack, open_driver)
+        drivers, failed = await _open_bots(config, rotations_needed(pending), stack, open_driver)
+        progress.notes.extend(visibility_notes(drivers, config))
         if failed:  # record their matches as forfeits, play the rest
             pending = await _forfeit_unstarted(
                 store, tournament_id, config, pending, failed, retry, progress, game_type
@@ -260,7 +270,7 @@ async def _play_all(
     config: TournamentConfig,
     store: Store,
     pending: Sequence[Any],
-    drivers: dict[str, BotDriver],
+    drivers: Instances,
     observers: Observers,
     progress: Progress,
     on_progress: Callable[[Progress], None] | None,
@@ -348,7 +358,7 @@ async def _forfeit_unstarted(
 async def _play_one(
     config: TournamentConfig,
     match: ScheduledMatch,
-    drivers: dict[str, BotDriver],
+    drivers: Instances,
     observers: Observers,
 ) -> _Played:
     """Play one match into its folder; a folder that cannot be written is a TournamentError."""
@@ -376,13 +386,15 @@ async def _play_recorded(
     config: TournamentConfig,
     match: Any,
     settings: MatchSettings,
-    drivers: dict[str, BotDriver],
+    drivers: Instances,
     observers: Observers,
     recorder: MatchRecorder,
 ) -> _Played:
     seats = list(match.seats)
     block = len(seats) if match.duplicate else 1
-    recorder.match_started(seats, settings.seed)
+    recorder.match_started(
+        seats, settings.seed, sandbox=[sandbox_of(drivers[name][0]) for name in seats]
+    )
     if observers.on_match_started is not None:
         observers.on_match_started(settings.match_id, seats, settings)
     observe = observers.on_hand
@@ -393,13 +405,19 @@ async def _play_recorded(
             observe(settings.match_id, number, hand, table_seats, names)
 
     stop_when = _early_stop(config, block) if config.early_stop and len(seats) == 2 else None
-    result = await run_match(
-        [drivers[name] for name in seats],
-        settings,
-        on_hand=on_hand,
-        on_fault=recorder.on_fault,
-        stop_when=stop_when,
-    )
+    if match.duplicate:  # table k: every bot's k-th instance
+        tables = [[drivers[name][k] for name in seats] for k in range(block)]
+        result = await run_duplicate_match(
+            tables, settings, on_hand=on_hand, on_fault=recorder.on_fault, stop_when=stop_when
+        )
+    else:
+        result = await run_match(
+            [drivers[name][0] for name in seats],
+            settings,
+            on_hand=on_hand,
+            on_fault=recorder.on_fault,
+            stop_when=stop_when,
+        )
     result.names = seats  # results are keyed by the names in the tournament file
     summary = recorder.match_finished(result, duplicate_block=block)
     return _Played(result, block, recorder.seats, summary)

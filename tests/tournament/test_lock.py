@@ -38,7 +38,17 @@ def arena(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.Co
 
 
 def gated_tournament(folder: Path, name: str, database: str = "arena.db") -> Path:
-    extra = f'\n[[bots]]\nname = "gated"\ncommand = "{sys.executable} {GATED}"\n'
+    # the sandbox gives a bot a clean environment and hides the rest of the file system:
+    # the gate's variable and folder are passed on as the bot's own settings (issue 9)
+    # (its own world-readable folder: at L2 the bot runs as another uid)
+    gates = (folder if folder.name != "elsewhere" else folder.parent) / "gates"
+    gates.mkdir(mode=0o755, exist_ok=True)
+    gates.chmod(0o755)
+    gate = gates / "gate"
+    extra = (
+        f'\n[[bots]]\nname = "gated"\ncommand = "{sys.executable} {GATED}"\n'
+        f'[bots.limits]\nenv = {{ GATE = "{gate}" }}\nbinds = ["{gates}"]\n'
+    )
     path = write_tournament(folder, name, extra_bots=extra, hands=4)
     text = path.read_text().replace('database = "arena.db"', f'database = "{database}"')
     path.write_text(text + "\n[timeouts]\naction = 60\n")
@@ -56,7 +66,7 @@ def holder_pid(lock_file: Path) -> int | None:
 def test_a_second_process_is_refused_and_a_killed_holder_leaves_no_lock(tmp_path: Path) -> None:
     """run holds the tournament; resume and a run into the same folder from another
     database are refused naming the holder; after SIGKILL, resume finishes it."""
-    gate = tmp_path / "gate"
+    gate = tmp_path / "gates" / "gate"
     env = {**os.environ, "GATE": str(gate)}
     path = gated_tournament(tmp_path, "locked")
     (tmp_path / "elsewhere").mkdir()

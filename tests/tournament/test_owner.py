@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from flags import flag_limits
 from test_runner import write_tournament
 
 from arena.cli import cli
@@ -80,9 +81,10 @@ def test_a_moved_tournament_folder_resumes_and_unfinished_runs_exit_3(
     the folder moved with its database resumes there and finishes with exit 0."""
     old = tmp_path / "old"
     old.mkdir()
-    fixed = tmp_path / "fixed"
+    fixed = tmp_path / "flags" / "fixed"
     monkeypatch.setenv("FIXED", str(fixed))
     extra = f'\n[[bots]]\nname = "broken"\ncommand = "{sys.executable} {BROKEN}"\n'
+    extra += flag_limits("FIXED", fixed)
     path = write_tournament(old, "league", extra_bots=extra, hands=4)
     path.write_text(path.read_text() + "\n[timeouts]\nstartup = 5\n")
 

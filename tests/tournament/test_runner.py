@@ -283,7 +283,10 @@ def test_a_bot_that_never_plays_ranks_below_bots_that_do(tmp_path: Path) -> None
 
 
 def test_tables_at_once_and_per_bot_limits_are_respected(tmp_path: Path) -> None:
-    """At most `concurrency` tables play at once, and a bot sits at most `max_tables_per_bot`."""
+    """At most `concurrency` tables play at once, and a bot sits at most `max_tables_per_bot`.
+
+    Duplicate dealing opens each bot once per rotation (issue 9): each instance plays one
+    table of a match, so a heads-up match holds 4 streams and an instance at most one."""
     import contextlib
 
     from arena.dealer import policy_driver
@@ -302,7 +305,7 @@ def test_tables_at_once_and_per_bot_limits_are_respected(tmp_path: Path) -> None
 
         def __init__(self, inner):
             self.inner = inner
-            self.name = inner.name
+            self.name = f"{inner.name}@{id(self)}"  # counted per instance
 
         async def connect(self):
             connection = await self.inner.connect()
@@ -321,14 +324,18 @@ def test_tables_at_once_and_per_bot_limits_are_respected(tmp_path: Path) -> None
         async def aclose(self):
             await self.inner.aclose()
 
+    opened: list[str] = []
+
     @contextlib.asynccontextmanager
     async def opener(entry):
+        opened.append(entry.name)
         yield Counting(policy_driver(entry.name, entry.target, 1))
 
     with Store.open(config.database) as store:
         progress = trio.run(lambda: run_tournament(config, store, open_driver=opener))
     assert 15 == progress.done  # 6 bots, every pair
-    assert 4 <= peaks["streams"] <= 6  # 2 to 3 heads-up tables at once
+    assert 8 <= peaks["streams"] <= 12  # 2 to 3 heads-up matches at once, 4 streams each
+    assert 12 == len(opened) == 2 * len({name.split(".")[0] for name in opened})
     assert 1 == peaks["per_bot"]
 
 

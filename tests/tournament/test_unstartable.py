@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from flags import flag_limits
 from test_runner import write_tournament
 
 from arena.cli import cli
@@ -27,9 +28,10 @@ BROKEN = Path(__file__).resolve().parent / "bots" / "broken_until.py"
 
 def test_a_bot_that_cannot_start_forfeits_and_resume_plays_its_matches(tmp_path, monkeypatch):
     """The run goes on without the bot, notes why (escaped), and resume plays its matches."""
-    fixed = tmp_path / "fixed"
+    fixed = tmp_path / "flags" / "fixed"
     monkeypatch.setenv("FIXED", str(fixed))
     extra = f'\n[[bots]]\nname = "broken"\ncommand = "{sys.executable} {BROKEN}"\n'
+    extra += flag_limits("FIXED", fixed)
     path = write_tournament(tmp_path, "league", extra_bots=extra, hands=4)
     path.write_text(path.read_text() + "\n[timeouts]\nstartup = 5\n")
 
