@@ -14,6 +14,7 @@ from arena import __version__
 _COMMAND_MODULES = (
     "arena.cli._check",
     "arena.cli._demo",
+    "arena.cli._doctor",
     "arena.cli._match",
     "arena.cli._ratings",
     "arena.cli._replay",

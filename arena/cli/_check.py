@@ -22,6 +22,7 @@ from rich.text import Text
 from arena import protocol
 from arena.cli._bots import BotSpec, parse_bot_spec
 from arena.cli._match import SECONDS, open_drivers, terminal_safe
+from arena.cli._sandbox import checked_sandbox, sandbox_option
 from arena.dealer import BotDriver, MatchSettings, run_match
 from arena.engine import ForcedBets, GameConfig, JokerMode, Opening, ShowdownReveal, Structure
 from arena.protocol import pb
@@ -185,8 +186,9 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
     default=Path("runs/check-bot"),
     show_default=True,
 )
+@sandbox_option
 def command(
-    bot: str, action_timeout: float, startup_timeout: float, seed: int, log_dir: Path
+    bot: str, action_timeout: float, startup_timeout: float, seed: int, log_dir: Path, sandbox: str
 ) -> None:
     """Check BOT (`builtin:NAME`, `HOST:PORT` or "COMMAND") against every kind of decision.
 
@@ -194,8 +196,9 @@ def command(
     the joker, showdown and hand end, and an unearned Fault message. Exit status 1 if
     the bot faulted anywhere.
     """
+    checked_sandbox(sandbox)
     spec = parse_bot_spec(bot, 0)
-    outcomes = trio.run(_check, spec, action_timeout, startup_timeout, seed, log_dir)
+    outcomes = trio.run(_check, spec, action_timeout, startup_timeout, seed, log_dir, sandbox)
     console = Console()
     table = RichTable(title=f"check-bot {spec.name} (seed {seed})")
     table.add_column("scenario")
@@ -217,10 +220,20 @@ def command(
 
 
 async def _check(
-    spec: BotSpec, action_timeout: float, startup_timeout: float, seed: int, log_dir: Path
+    spec: BotSpec,
+    action_timeout: float,
+    startup_timeout: float,
+    seed: int,
+    log_dir: Path,
+    sandbox: str = "auto",
 ) -> list[Outcome]:
     async with contextlib.AsyncExitStack() as stack:
         (driver,) = await open_drivers(
-            [spec], stack, log_dir=log_dir, startup_timeout=startup_timeout, seed=seed
+            [spec],
+            stack,
+            log_dir=log_dir,
+            startup_timeout=startup_timeout,
+            seed=seed,
+            options={"sandbox": sandbox},
         )
         return await run_checks(driver, action_timeout=action_timeout, seed=seed)

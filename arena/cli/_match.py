@@ -15,12 +15,15 @@ from rich.table import Table as RichTable
 
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
 from arena.cli._errors import user_errors
+from arena.cli._sandbox import checked_sandbox, sandbox_option, warn_exposed
 from arena.dealer import (
     BotDriver,
     BotStartError,
     MatchSettings,
     OnFaultLimit,
+    run_duplicate_match,
     run_match,
+    sandbox_of,
     with_seed,
 )
 from arena.dealer._records import MatchRecorder
@@ -247,6 +250,7 @@ def build_config(
     default=None,
     help="Cap each launched bot's CPU time (prlimit --cpu).",
 )
+@sandbox_option
 @click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
 @click.option(
     "--out",
@@ -276,6 +280,7 @@ def command(
     hello_timeout: float,
     memory_limit_mb: int | None,
     cpu_seconds: int | None,
+    sandbox: str,
     no_plugins: bool,
     out_dir: Path,
 ) -> None:
@@ -284,6 +289,7 @@ def command(
     A command is started with $ARENA_BOT_ADDRESS set to where it must listen ({address}
     and {port} in the command are replaced too). Records go to OUT/<match id>/.
     """
+    checked_sandbox(sandbox)  # before anything starts: a layer that does not work is an error
     if not 2 <= len(bots) <= 7:
         raise click.UsageError(f"a table seats 2 to 7 bots (R1); got {len(bots)}")
     specs = unique_names([parse_bot_spec(text, i) for i, text in enumerate(bots)])
@@ -293,8 +299,7 @@ def command(
     except _bounds.BoundError as error:
         raise click.BadParameter(str(error), param_hint="'--stack'") from None
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
-    # the seed is drawn now, so that log.jsonl has it before the first hand
-    settings = with_seed(
+    settings = with_seed(  # the seed is drawn now: log.jsonl has it before the first hand
         MatchSettings(
             config=config,
             hands=hands,
@@ -310,7 +315,8 @@ def command(
         )
     )
     folder = _records_folder(out_dir / match_id)
-    limits = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
+    limits: dict[str, object] = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
+    limits |= {"sandbox": sandbox, "hidden_paths": (str(out_dir.resolve()),)}  # all records
     with user_errors(lambda: f"interrupted: the hands played so far are recorded in {folder}"):
         summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
     print_summary(summary, folder)
@@ -333,23 +339,33 @@ async def _run(
     settings: MatchSettings,
     folder: Path,
     startup_timeout: float,
-    limits: dict[str, int | None],
+    limits: dict[str, object],
     no_plugins: bool,
 ) -> dict:
     recorder = MatchRecorder(folder, settings)
     console = Console(stderr=True)
     try:
         async with contextlib.AsyncExitStack() as stack:
-            drivers = await open_drivers(
-                specs,
-                stack,
-                log_dir=folder / "bots",
-                startup_timeout=startup_timeout,
-                seed=settings.seed,
-                no_plugins=no_plugins,
-                options={key: value for key, value in limits.items() if value is not None},
+            tables = []  # one set of bot instances per rotation with --duplicate (issue 9)
+            for k in range(len(specs) if settings.duplicate else 1):
+                copies = [
+                    spec if k == 0 else spec.renamed(f"{spec.name}.{k + 1}") for spec in specs
+                ]
+                opened = await open_drivers(
+                    copies,
+                    stack,
+                    log_dir=folder / "bots",
+                    startup_timeout=startup_timeout,
+                    seed=settings.seed,
+                    no_plugins=no_plugins,
+                    options={key: value for key, value in limits.items() if value is not None},
+                )
+                tables.append(opened)
+            drivers = tables[0]
+            warn_exposed(drivers, folder, duplicate=settings.duplicate)
+            recorder.match_started(
+                [d.name for d in drivers], settings.seed, sandbox=[sandbox_of(d) for d in drivers]
             )
-            recorder.match_started([d.name for d in drivers], settings.seed)
             with Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
@@ -364,9 +380,14 @@ async def _run(
                     recorder.on_hand(number, hand, seats, names)
                     progress.update(task, completed=number)
 
-                result = await run_match(
-                    drivers, settings, on_hand=on_hand, on_fault=recorder.on_fault
-                )
+                if settings.duplicate:
+                    result = await run_duplicate_match(
+                        tables, settings, on_hand=on_hand, on_fault=recorder.on_fault
+                    )
+                else:
+                    result = await run_match(
+                        drivers, settings, on_hand=on_hand, on_fault=recorder.on_fault
+                    )
         block = len(specs) if settings.duplicate else 1
         return recorder.match_finished(result, duplicate_block=block)
     finally:

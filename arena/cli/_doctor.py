@@ -1,0 +1,64 @@
+"""``arena doctor``: which sandbox layers work on this machine, and why a layer is missing.
+
+Competitions run bots nobody trusts; an organiser should know before the first match
+what protects them. The layers are probed the way a match would use them (bubblewrap
+is actually run, a cgroup actually created), so the answer is the one ``--sandbox
+auto`` will act on.
+"""
+
+from __future__ import annotations
+
+import click
+
+from arena.dealer import SANDBOX_CHOICES, SandboxError, check_layers, resolve_sandbox
+from arena.text import escape_untrusted
+
+PROTECTS = {
+    "L0": (
+        "exec-chain launcher, own process group, clean environment, a private current "
+        "folder, rlimits (no core files, open files, file size, CPU backstop, address "
+        "space), a per-seat unix socket, every descendant killed at the end"
+    ),
+    "L1": (
+        "bubblewrap: network namespace with only loopback, read-only system, the bot's "
+        "own folder read-only, a private size-capped /tmp, nothing else of the file "
+        "system (no other bot, no records, no database), a PID namespace"
+    ),
+    "L2": (
+        "as root: a per-seat uid from a reserved range and a cgroup per seat (memory "
+        "and process limits, CPU accounting)"
+    ),
+}
+"""What each layer adds, as `arena doctor` and the README say it."""
+
+
+@click.command("doctor")
+@click.option(
+    "--require",
+    type=click.Choice(SANDBOX_CHOICES[2:]),
+    default=None,
+    help="Exit with status 1 unless this layer works (for CI and competition servers).",
+)
+def command(require: str | None) -> None:
+    """Print the sandbox layers that work here (L0, L1, L2), and why any is missing."""
+    checks = check_layers()
+    for check in checks:
+        mark = "yes" if check.available else "NO "
+        click.echo(f"{check.layer}  {mark}  {escape_untrusted(check.detail)}")
+        if check.available:
+            click.echo(f"        protects: {PROTECTS.get(check.layer, '')}")
+    chosen = resolve_sandbox("auto")
+    click.echo(f"--sandbox auto picks {chosen}")
+    if chosen in ("off", "L0"):
+        click.echo(
+            "warning: at L0 a bot runs as your uid and can read every file you can, "
+            "including the records of the match it plays (runs/) and the database; "
+            "install bubblewrap (L1) to hide them"
+        )
+    else:
+        click.echo("records and the database are not visible to bots (not mounted at L1+)")
+    if require is not None:
+        try:
+            resolve_sandbox(require)
+        except SandboxError as error:
+            raise click.ClickException(str(error)) from None
