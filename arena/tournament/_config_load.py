@@ -247,7 +247,6 @@ class _Parser:
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
         database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")
         early_stop = self.early_stop(tour, fmt)
-        sandbox = self.sandbox(tour)
         game, stack = self.game(self.table(data, "game"))
         timeouts = self.timeouts(self.table(data, "timeouts"))
         ratings = self.ratings(self.table(data, "ratings"))
@@ -267,7 +266,7 @@ class _Parser:
             output=output,
             database=database,
             early_stop=early_stop,
-            sandbox=sandbox,
+            sandbox=self.sandbox(tour),
             game=game,
             stack=stack,
             timeouts=timeouts,
