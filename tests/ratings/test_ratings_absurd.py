@@ -79,7 +79,10 @@ def test_a_tournament_on_absurd_stored_ratings_records_bounded_ones(tmp_path: Pa
 
 def test_live_elo_of_absurd_ratings_prints_bounded_figures(tmp_path: Path) -> None:
     database = _absurd_database(tmp_path)
-    result = CliRunner().invoke(cli, ["ratings", "--db", str(database), "--live-elo"])
+    # 120 columns: at 80 a long name may fold onto two lines, depending on the figures
+    result = CliRunner().invoke(
+        cli, ["ratings", "--db", str(database), "--live-elo"], env={"COLUMNS": "120"}
+    )
     assert 0 == result.exit_code, result.output
     assert "1" * 30 not in result.output and "0" * 30 not in result.output
     assert all(len(line) <= 120 for line in result.output.splitlines()), result.output

@@ -1,4 +1,5 @@
-"""Sleeps 0.8 s on every 4th decision (past any test deadline), otherwise plays normally."""
+"""Spins 0.8 s of CPU on every 4th decision (past any test deadline, on the CPU clock
+and the wall clock alike: issue 9 item 5), otherwise plays normally."""
 
 import time
 
@@ -13,7 +14,9 @@ class Slow(Calling):
     def decide(self, decision):
         action = super().decide(decision)
         if self.decisions % 4 == 0 and self.decisions <= 12:
-            time.sleep(0.8)
+            start = time.process_time()
+            while time.process_time() - start < 0.8:
+                pass
         return action
 
 
