@@ -116,25 +116,31 @@ class DecisionClock:
                     nursery.start_soon(self._watch, scope)
                     await body()
                     nursery.cancel_scope.cancel()
-            self.cpu_used()
         self._elapsed = trio.current_time() - self._wall_start
         return scope.cancelled_caught
 
     async def _watch(self, scope: trio.CancelScope) -> None:
         """Read the CPU no later than when the budget could run out with every core busy."""
         cores = os.cpu_count() or 1
+        remaining = self.allowed  # just read when the request went out
         while True:
+            await trio.sleep(min(max(remaining / cores, POLL_FLOOR), POLL_CAP))
             remaining = self.allowed - self.cpu_used()
             if remaining <= 0:
                 self.cpu_ran_out = True
                 scope.cancel()
                 return
-            await trio.sleep(min(max(remaining / cores, POLL_FLOOR), POLL_CAP))
 
-    def charged(self) -> float:
-        """Seconds this decision cost on the clock in force (at most what was allowed)."""
-        used = self._elapsed if self.kind == WALL else self._cpu_used
-        return min(used, self.allowed)
+    def charged(self, free: float) -> float:
+        """Seconds this decision cost on the clock in force (at most what was allowed),
+        exact only above ``free`` (the action timeout): a decision that cannot have used
+        more than that, even on every core, costs no CPU reading (each walks ``/proc``
+        at L0)."""
+        if self.kind == WALL:
+            return min(self._elapsed, self.allowed)
+        if self._elapsed * (os.cpu_count() or 1) > free:
+            self.cpu_used()
+        return min(self._cpu_used, self.allowed)
 
     def timeout_detail(self) -> str:
         """Which clock ran out, for Fault.detail."""

@@ -327,7 +327,7 @@ class _MatchRunner:
 
         if await clock.run(wait):
             detail = clock.timeout_detail()
-        charged = clock.charged()
+        charged = clock.charged(s.action_timeout)
         if charged > s.action_timeout:
             seat.bank = max(0.0, seat.bank - (charged - s.action_timeout))
         return reply, reason, detail
