@@ -26,7 +26,9 @@ const LOAD_OPTIONS = {
   oneofs: true, // message.kind names the field set in a oneof
 };
 
-const arenaProto = path.resolve(__dirname, '..', '..', 'proto', 'arena', 'v1', 'arena.proto');
+// A copy of proto/arena/v1/arena.proto ships next to this file (scripts/gen_proto keeps it
+// current), as any bot's would: in the arena's sandbox a bot sees only its own folder.
+const arenaProto = path.join(__dirname, 'arena.proto');
 const arena = grpc.loadPackageDefinition(protoLoader.loadSync(arenaProto, LOAD_OPTIONS)).arena.v1;
 const health = grpc.loadPackageDefinition(
   protoLoader.loadSync(path.join(__dirname, 'health.proto'), LOAD_OPTIONS),

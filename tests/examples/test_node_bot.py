@@ -202,3 +202,11 @@ def test_node_bot_stops_when_the_arena_pid_is_gone_or_its_stdin_closes():
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_node_bot_ships_the_current_proto_in_its_own_folder():
+    """A sandboxed bot sees only its own folder (issue 9), so the Node bot carries its
+    copy of the .proto; scripts/gen_proto refreshes it and this keeps it identical."""
+    root = Path(__file__).resolve().parents[2]
+    copy = root / "examples_bots" / "node" / "arena.proto"
+    assert copy.read_bytes() == (root / "proto" / "arena" / "v1" / "arena.proto").read_bytes()
