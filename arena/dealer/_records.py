@@ -122,9 +122,11 @@ def summarize(
 
     ``seats``: the :func:`seat_summaries` already computed for this result, if any.
     ``sandbox``: the sandbox layer each seat ran under (``"L1"``, ``"none"`` in process).
-    Each seat also shows its Hello (the bot's own name and version, as JSON escapes it).
+    Each seat also shows its Hello (the bot's own name and version, as JSON escapes it)
+    and the clock its decisions ran on (``cpu`` or ``wall``).
     """
     hellos = result.hellos or [None] * len(result.names)
+    clocks = result.clocks or [None] * len(result.names)
     if seats is None:
         seats = seat_summaries(result, big_blind, duplicate_block=duplicate_block)
     return {
@@ -132,6 +134,8 @@ def summarize(
         "seed": result.seed,
         "hands_played": result.hands_played,
         "reason": result.reason,
+        # rotations played by separate processes (a duplicate match no bot can remember)
+        "duplicate_isolated": result.duplicate_isolated,
         "seats": [
             {
                 "seat": s.seat,
@@ -144,6 +148,7 @@ def summarize(
                 "sat_out": s.sat_out,
                 "forfeited": s.forfeited,
                 "hello": hellos[s.seat],
+                "clock": clocks[s.seat],
                 "sandbox": None if sandbox is None else sandbox[s.seat],
             }
             for s in seats

@@ -58,3 +58,5 @@ async def test_hello_name_and_version_are_logged_next_to_the_given_name(tmp_path
     assert all(h["hello_name"] and "hello_version" in h for h in hellos)
     assert [s["sandbox"] for s in summary["seats"]] == ["L1", "L1"]
     assert [s["hello"]["name"] for s in summary["seats"]] == [h["hello_name"] for h in hellos]
+    assert [s["clock"] for s in summary["seats"]] == ["wall", "wall"]  # in process: wall clock
+    assert summary["duplicate_isolated"] is False
