@@ -126,7 +126,7 @@ def summarize(
     and the clock its decisions ran on (``cpu`` or ``wall``).
     """
     hellos = result.hellos or [None] * len(result.names)
-    clocks = result.clocks or [None] * len(result.names)
+    clocks: list[str | None] = list(result.clocks) or [None] * len(result.names)
     if seats is None:
         seats = seat_summaries(result, big_blind, duplicate_block=duplicate_block)
     return {
