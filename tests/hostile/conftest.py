@@ -69,6 +69,16 @@ def layer(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture(params=["L1", "L2"])
+def namespaced_layer(request: pytest.FixtureRequest) -> str:
+    """Each layer with a network namespace of its own (L0 shares the host's, by design).
+
+    A fixture, not a skip inside the test: a skip raised inside a Trio test loses its reason.
+    """
+    need_layer(request.param)
+    return request.param
+
+
 @pytest.fixture
 def tools() -> SimpleNamespace:
     """The helpers above, for test modules (which cannot import this conftest)."""

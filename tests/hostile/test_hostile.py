@@ -191,11 +191,11 @@ class TestEscapes:
 
 
 class TestNetwork:
-    async def test_i9_the_bots_namespace_has_only_loopback(self, tools, tmp_path, token, layer):
+    async def test_i9_the_bots_namespace_has_only_loopback(
+        self, tools, tmp_path, token, namespaced_layer
+    ):
         """At L1+ the bot's network namespace holds ``lo`` and nothing else."""
-        if layer == "L0":
-            pytest.skip("L0 shares the host's network namespace (by design)")
-        bot = await _run(_bot(tools, tmp_path, "netview.py", token, sandbox=layer))
+        bot = await _run(_bot(tools, tmp_path, "netview.py", token, sandbox=namespaced_layer))
         assert tools.verdicts(bot.stderr_log) == ["interfaces lo"]
 
     async def test_i9_tcp_at_l1_needs_share_network(self, tools, tmp_path, token):
