@@ -48,6 +48,26 @@ def _system_args() -> list[str]:
     return args
 
 
+SECCOMP_FD = "{seccomp_fd}"
+"""Where the supervisor puts the number of the fd holding the compiled seccomp filter."""
+DENIED_SYSCALLS = {
+    "flock": 73,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "inotify_init": 253,
+    "inotify_init1": 294,
+    "perf_event_open": 298,
+    "fanotify_init": 300,
+}
+"""x86_64 system calls a sandboxed bot gets EPERM for: kernel keyrings, file locks and
+file watches work across namespaces and uids on the files every sandbox mounts, so two
+instances of a bot (the rotations of a duplicate deal) could talk through them (audit F1)."""
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
+"""``fcntl`` commands denied for the same reason: F_GETLK, F_SETLK, F_SETLKW, their OFD
+forms, F_SETLEASE and F_NOTIFY."""
+
+
 def _parents_args(folder: Path, made: set[Path]) -> list[str]:
     """Create the folders above a mount point as 0755 (bubblewrap's own are 0700 as root)."""
     args: list[str] = []
@@ -93,15 +113,19 @@ def bwrap_command(
     share_network: bool = False,
     as_root: bool = False,
     bwrap: str | None = None,
+    seccomp: bool = False,
 ) -> list[str]:
     """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` read-write, ``hidden`` masked.
 
     ``as_root``: L2, where bubblewrap runs as root without a user namespace and ``argv``
-    switches uid itself (``setpriv``).
+    switches uid itself (``setpriv``); otherwise bubblewrap drops every capability.
+    ``seccomp``: load the filter the supervisor compiles (:data:`DENIED_SYSCALLS`) from
+    the fd it puts in place of :data:`SECCOMP_FD`.
     """
     program = bwrap or shutil.which("bwrap") or "bwrap"
     args = [program, "--die-with-parent", "--new-session"]
-    args += [] if as_root else ["--unshare-user"]
+    args += [] if as_root else ["--unshare-user", "--cap-drop", "ALL"]
+    args += ["--seccomp", SECCOMP_FD] if seccomp else []
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
     args += [] if share_network else ["--unshare-net"]
     args += _system_args()

@@ -124,12 +124,38 @@ def _check_l1() -> LayerCheck:
             False,
             "sandbox L1 needs bubblewrap: bwrap is not on PATH (apt-get install bubblewrap)",
         )
+    if os.geteuid() == 0:  # root in a user namespace could unmount the masks: a uid instead
+        why = _probe_as_root()
+        if why is not None:
+            return LayerCheck(
+                "L1", False, f"sandbox L1 as root runs bots as a uid of their own: {why}"
+            )
+        return LayerCheck(
+            "L1",
+            True,
+            f"bubblewrap {bwrap} as root, bots as uids {UID_RANGE.start}-{UID_RANGE.stop - 1}: pid, net (loopback only), ipc namespaces, seccomp",
+        )
     why = _run_probe(bwrap_command(["true"], bwrap=bwrap))
     if why is not None:
         return LayerCheck("L1", False, f"bubblewrap ({bwrap}) does not work here: {why}")
     return LayerCheck(
-        "L1", True, f"bubblewrap {bwrap}: user, pid, net (loopback only), ipc namespaces"
+        "L1", True, f"bubblewrap {bwrap}: user, pid, net (loopback only), ipc namespaces, seccomp"
     )
+
+
+def _probe_as_root() -> str | None:
+    """None if bubblewrap as root runs ``true`` as a leased uid (setpriv), else why not."""
+    if shutil.which("setpriv") is None:
+        return "util-linux setpriv is not on PATH"
+    try:
+        lease = lease_uid()
+    except SandboxError as error:
+        return str(error)
+    try:
+        why = _run_probe(bwrap_command(setpriv_command(["true"], lease.uid), as_root=True))
+    finally:
+        lease.release()
+    return None if why is None else f"bubblewrap as root with setpriv fails: {why}"
 
 
 def _check_l2(l1: LayerCheck) -> LayerCheck:
@@ -137,23 +163,9 @@ def _check_l2(l1: LayerCheck) -> LayerCheck:
         return LayerCheck("L2", False, "sandbox L2 needs root (a uid per seat, cgroups)")
     if not l1.available:
         return LayerCheck("L2", False, f"sandbox L2 needs L1: {l1.detail}")
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return LayerCheck("L2", False, "sandbox L2 needs util-linux setpriv, which is not on PATH")
     works, cgroups = cgroup_support()
     if not works:
         return LayerCheck("L2", False, f"sandbox L2 needs memory and pids cgroups: {cgroups}")
-    try:
-        lease = lease_uid()
-    except SandboxError as error:
-        return LayerCheck("L2", False, str(error))
-    try:
-        probe = bwrap_command(setpriv_command(["true"], lease.uid), as_root=True)
-        why = _run_probe(probe)
-    finally:
-        lease.release()
-    if why is not None:
-        return LayerCheck("L2", False, f"bubblewrap as root with setpriv fails: {why}")
     return LayerCheck("L2", True, f"uids {UID_RANGE.start}-{UID_RANGE.stop - 1}, {cgroups}")
 
 

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arena.dealer._bwrap import SANDBOX_TMP, bwrap_command, setpriv_command
+from arena.dealer._bwrap import (
+    DENIED_FCNTL,
+    DENIED_SYSCALLS,
+    SANDBOX_TMP,
+    SECCOMP_FD,
+    bwrap_command,
+    setpriv_command,
+)
 from arena.dealer._cgroups import SeatCgroup
 from arena.dealer._grpc import BotStartError
 from arena.dealer._process import free_tcp_port, safe_name
@@ -93,10 +101,13 @@ class SeatBox:
         """The private folder (L0), the seat's uid and cgroup (L2); undone by :meth:`release`."""
         if self.layer == "L0":
             self.private_dir = tempfile.mkdtemp(prefix=f"arena-seat-{safe_name(self.name)}-")
-        if self.layer == "L2":
+        if self.layer == "L2" or (self.layer == "L1" and os.geteuid() == 0):
+            # as root, L1 too runs the bot as a uid of its own: root in a user namespace
+            # keeps capabilities that unmount the masks over the records (audit F2)
             self.uid = lease_uid()
             if self.socket_dir is not None:
                 os.chown(self.socket_dir, self.uid.uid, self.uid.uid)
+        if self.layer == "L2":
             try:
                 self.cgroup = SeatCgroup.create(
                     safe_name(self.name)[:24],
@@ -178,7 +189,8 @@ class SeatBox:
                 tmp_mb=self.limits.tmp_mb,
                 hidden=self.hidden,
                 share_network=self.limits.share_network,
-                as_root=self.layer == "L2",
+                as_root=self.uid is not None,
+                seccomp=platform.machine() == "x86_64",  # the numbers below are x86_64's
             )
         config = {
             "argv": inner,
@@ -189,5 +201,9 @@ class SeatBox:
             "parent_pid": os.getpid(),
             "grace": grace,
             "signal_exit_codes": self.layer in ("L1", "L2"),
+            # the supervisor compiles the filter and hands bubblewrap its fd (audit F1)
+            "seccomp": {"syscalls": DENIED_SYSCALLS, "fcntl": DENIED_FCNTL}
+            if SECCOMP_FD in inner
+            else None,
         }
         return [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config)]

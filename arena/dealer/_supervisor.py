@@ -13,7 +13,9 @@ here instead. In order:
 4. watch the arena: its pid (a pidfd) and stdin (a pipe the arena never writes to). Not
    ``PR_SET_PDEATHSIG``: Trio starts processes from a worker thread, and the death
    signal fires when *that thread* exits (Trio's idle threads exit after seconds);
-5. start the bot (or bubblewrap) as its child and wait.
+5. start the bot (or bubblewrap) as its child and wait; at L1+ it compiles the seccomp
+   filter bubblewrap loads (``--seccomp FD``): no kernel keyrings, file locks or file
+   watches, the channels two instances of a bot could share without a writable file.
 
 On SIGTERM (the arena's stop), the arena's death or the bot's exit it signals every
 descendant (SIGTERM and SIGCONT, then after a grace SIGKILL, walking ``/proc`` until
@@ -28,6 +30,7 @@ import os
 import resource
 import select
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -141,6 +144,52 @@ def _watch_arena(parent_pid):
     threading.Thread(target=watch, daemon=True).start()
 
 
+_BPF_LD_ABS, _BPF_JEQ, _BPF_JGE, _BPF_RET = 0x20, 0x15, 0x35, 0x06
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_ALLOW, _EPERM = 0x7FFF0000, 0x00050000 | 1
+_FCNTL = 72
+_X32_BIT = 0x40000000
+
+
+def seccomp_program(syscalls, fcntl_commands):
+    """A classic BPF seccomp filter (x86_64): EPERM for ``syscalls`` (numbers), for
+    ``fcntl`` with one of ``fcntl_commands``, for the x32 ABI and any other architecture
+    (no way around the list); everything else allowed."""
+    code = [("ld", 4), ("jeq", _AUDIT_ARCH_X86_64, "nr", "deny"), ("label", "nr"), ("ld", 0)]
+    code += [("jge", _X32_BIT, "deny", None)]
+    code += [("jeq", number, "deny", None) for number in syscalls]
+    code += [("jeq", _FCNTL, None, "allow"), ("ld", 24)]  # args[1]: the fcntl command
+    code += [("jeq", command, "deny", None) for command in fcntl_commands]
+    code += [("label", "allow"), ("ret", _ALLOW), ("label", "deny"), ("ret", _EPERM)]
+    labels, index = {}, 0
+    for item in code:
+        if item[0] == "label":
+            labels[item[1]] = index
+        else:
+            index += 1
+    program, index = b"", 0
+    for item in code:
+        if item[0] == "label":
+            continue
+        jumps = [labels[t] - index - 1 if t else 0 for t in item[2:4]] if len(item) > 2 else [0, 0]
+        op = {"ld": _BPF_LD_ABS, "jeq": _BPF_JEQ, "jge": _BPF_JGE, "ret": _BPF_RET}[item[0]]
+        program += struct.pack("=HBBI", op, jumps[0], jumps[1], item[1])
+        index += 1
+    return program
+
+
+def _seccomp_fd(config):
+    """A pipe holding the compiled filter, for bubblewrap's ``--seccomp FD``; None if none."""
+    wanted = config.get("seccomp")
+    if not wanted:
+        return None
+    program = seccomp_program(wanted["syscalls"].values(), wanted["fcntl"])
+    read_end, write_end = os.pipe()
+    os.write(write_end, program)
+    os.close(write_end)
+    return read_end
+
+
 def _exit_like(status, signal_exit_codes):
     """Exit as the bot did: its status, or killed by its signal."""
     if os.WIFSIGNALED(status):
@@ -187,9 +236,15 @@ def main():
         signal.signal(signum, stop)
     signal.signal(signal.SIGALRM, force)
     _watch_arena(int(config["parent_pid"]))
+    filter_fd = _seccomp_fd(config)
+    argv = [str(filter_fd) if arg == "{seccomp_fd}" else arg for arg in config["argv"]]
     try:
         bot = subprocess.Popen(
-            config["argv"], env=config["env"], cwd=config.get("cwd"), close_fds=True
+            argv,
+            env=config["env"],
+            cwd=config.get("cwd"),
+            close_fds=True,
+            pass_fds=() if filter_fd is None else (filter_fd,),
         )
     except OSError as error:
         sys.stderr.write(f"arena supervisor: cannot run {config['argv'][0]!r}: {error}\n")

@@ -72,6 +72,28 @@ class TestFiles:
             assert not bot.records_visible
             assert all(line.startswith("denied") for line in seen), seen
 
+    async def test_i9_no_channel_between_instances_and_no_privilege(
+        self, tools, tmp_path, token, namespaced_layer
+    ):
+        """At L1+ a bot finds no channel its other instances (the rotations of a duplicate
+        deal) could read without a shared writable file: kernel keyrings, flock and POSIX
+        locks or inotify on the files every sandbox mounts; and it is never root, holds no
+        capability and cannot unmount the mask over the records (audit findings F1, F2)."""
+        seat = tmp_path / "seat"
+        (seat / "runs").mkdir(parents=True)
+        bot = _bot(
+            tools, tmp_path, "channels.py", token, sandbox=namespaced_layer, workdir=seat,
+            hidden_paths=[seat / "runs"], limits=BotLimits(env={"UNMASK": str(seat / "runs")}),
+        )  # fmt: skip
+        await _run(bot)
+        seen = tools.verdicts(bot.stderr_log)
+        assert [line.split()[0] for line in seen] == [
+            "add_key", "flock", "posix_lock", "inotify", "umount", "uid",
+        ], seen  # fmt: skip
+        assert all(" denied " in line for line in seen[:5]), seen
+        uid, caps = seen[5].split()[1], seen[5].split()[3]
+        assert uid != "0" and int(caps, 16) == 0, seen
+
     async def test_i9_writing_64_mb_stops_at_the_file_size_cap(self, tools, tmp_path, token, layer):
         """The file-size rlimit (16 MB by default) stops a 64 MB file, in the current
         folder and in the private /tmp alike."""
