@@ -8,6 +8,8 @@ auto`` will act on.
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from arena.dealer import SANDBOX_CHOICES, SandboxError, check_layers, resolve_sandbox
@@ -57,6 +59,10 @@ def command(require: str | None) -> None:
         )
     else:
         click.echo("records and the database are not visible to bots (not mounted at L1+)")
+    if os.geteuid() == 0:
+        click.echo(
+            "as root: never use --sandbox off or L0 for bots you do not trust (they run as root)"
+        )
     if require is not None:
         try:
             resolve_sandbox(require)

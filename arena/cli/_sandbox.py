@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -40,6 +41,15 @@ def warn_exposed(drivers: list[BotDriver], records: Path, *, duplicate: bool) ->
             escape_untrusted(
                 f"warning: {', '.join(exposed)} can read {records} (the referee's records, "
                 "hidden cards included): sandbox off or L0; install bubblewrap for L1"
+            ),
+            markup=False,
+        )
+    as_root = [d.name for d in drivers if sandbox_of(d) in ("off", "L0")]
+    if as_root and os.geteuid() == 0:
+        console.print(
+            escape_untrusted(
+                f"warning: {', '.join(as_root)} run as root (sandbox off or L0 as root): such "
+                "a bot can do anything root can on this machine; use --sandbox auto (L2)"
             ),
             markup=False,
         )

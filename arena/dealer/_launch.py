@@ -331,7 +331,9 @@ class LaunchedBot:
             with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
                 await stderr.done.wait()
         tail = escape_untrusted(stderr.tail_text(lines), keep_newlines=True)
-        return f"; stderr ends:\n{tail}" if tail else "; stderr is empty"
+        # each line quoted, so a bot cannot print a line that looks like the arena's own
+        quoted = "\n".join(f"  | {line}" for line in tail.splitlines())
+        return f"; stderr ends:\n{quoted}" if tail else "; stderr is empty"
 
     # --- BotDriver -------------------------------------------------------------
 

@@ -164,6 +164,9 @@ class SeatBox:
         }
         if address_mb is not None:
             found["RLIMIT_AS"] = [int(address_mb) << 20, int(address_mb) << 20]
+        if self.uid is not None and self.cgroup is None:  # L1 as root: no pids cgroup, but a
+            # uid of its own, whose processes (threads too) the kernel counts (audit F8)
+            found["RLIMIT_NPROC"] = [limits.max_processes, limits.max_processes]
         return found
 
     def command(

@@ -7,6 +7,7 @@ checks are the sandbox's own tests (tests/dealer/test_sandbox.py, tests/hostile/
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -84,3 +85,14 @@ def test_a_duplicate_match_records_layers_hellos_and_one_process_per_rotation(tm
     logs = sorted(path.name for path in (folder / "bots").glob("*.stderr.log"))
     assert logs == ["station.2.stderr.log", "station.stderr.log"]
     assert summary["hands_played"] == 4
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the warning is about running bots as root")
+def test_a_bot_at_l0_as_root_is_warned_about(tmp_path):
+    """Audit F6: at L0 as root a bot runs as root; the match says so before it plays."""
+    bot = f"station={sys.executable} {CALLING_STATION}"
+    result = run("match", bot, "builtin:random", "--hands", "2", "--sandbox", "L0",
+                 "--out", str(tmp_path / "runs"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "station run as root" in result.output
+    assert "can read" in result.output  # and the records are visible at L0

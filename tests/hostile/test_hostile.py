@@ -6,6 +6,7 @@ them all as root. No test sends traffic anywhere but to loopback and unix socket
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 
@@ -148,8 +149,9 @@ class TestLimits:
         assert breaches == ["MEMORY_LIMIT", None]
 
     async def test_i9_a_fork_loop_is_bounded_and_dies_at_close(self, tools, tmp_path, token, layer):
-        """Up to 300 sleeping children: at L2 the pids cap stops the loop (PROCESS_LIMIT);
-        at every layer none of them outlives aclose (item 4)."""
+        """Up to 300 sleeping children: at L2 the pids cap stops the loop (PROCESS_LIMIT),
+        at L1 as root the leased uid's process limit; at every layer none of them outlives
+        aclose (item 4)."""
         limits = BotLimits(max_processes=64)
         bot = _bot(tools, tmp_path, "forker.py", token, sandbox=layer, limits=limits)
         breach = []
@@ -163,6 +165,8 @@ class TestLimits:
         if layer == "L2":
             assert seen[0].startswith("fork failed"), seen
             assert breach == ["PROCESS_LIMIT"]
+        if layer == "L1" and os.geteuid() == 0:  # a uid of its own: RLIMIT_NPROC (audit F8)
+            assert seen[0].startswith("fork failed"), seen
         assert await _wait_for(lambda: not tools.marked(token)), "children outlived aclose"
 
 
@@ -210,6 +214,8 @@ class TestEscapes:
         assert not any(char in text for char in "\x1b\x07\u202e"), repr(text[-300:])
         assert "\\x1b" in text and "\\u202e" in text
         assert bot.stderr_log.stat().st_size <= 100_000 + 100
+        tail = text.split("stderr ends:\n", 1)[1].splitlines()
+        assert tail and all(line.startswith("  | ") for line in tail), tail  # quoted (F9)
 
 
 class TestNetwork:
