@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 PUBLIC = {
+    "arena.web": set(),
     "arena.text": {"escape_untrusted"},
     "arena": {
         "__version__"

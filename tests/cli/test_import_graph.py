@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "dealer": 4,
     "tournament": 5,
     "plugins": 6,
+    "web": 6,
     "cli": 7,
 }
 """The README's layout table as ranks: a package imports only packages of lower rank.
