@@ -18,6 +18,7 @@ _COMMAND_MODULES = (
     "arena.cli._match",
     "arena.cli._ratings",
     "arena.cli._replay",
+    "arena.cli._report",
     "arena.cli._tournament",
 )
 
