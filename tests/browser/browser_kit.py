@@ -75,12 +75,14 @@ class GuardedPage:
     axe_source: str | None
     blocked: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    taken: list[Path] = field(default_factory=list)
 
     def screenshot(self, name: str) -> Path:
         """Save a full-page PNG under the test's tmp_path (for people; nothing compares it)."""
         self.shots.mkdir(parents=True, exist_ok=True)
         path = self.shots / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
+        self.taken.append(path)
         return path
 
     def violations(self) -> list[dict[str, Any]]:

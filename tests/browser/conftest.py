@@ -43,11 +43,11 @@ def axe_source() -> str:
 
 @pytest.fixture
 def guarded_page(browser: Any, axe_source: str, tmp_path: Path) -> Iterator[GuardedPage]:
-    """A routed page; at teardown a last screenshot, then 0 non-local requests and no errors."""
+    """A routed page; at teardown a screenshot (if the test took none), then 0 non-local requests and no errors."""
     guarded = open_guarded_page(browser, tmp_path / "screenshots", axe_source)
     try:
         yield guarded
-        if not guarded.page.is_closed() and guarded.page.url != "about:blank":
+        if not guarded.taken and not guarded.page.is_closed() and guarded.page.url != "about:blank":
             guarded.screenshot("last")
         guarded.assert_clean()
     finally:
