@@ -5,6 +5,8 @@ console error and passes axe-core."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +71,29 @@ def test_report_links_and_sources_stay_on_the_machine(
     assert not outside, f"the report points off the machine: {outside[:10]}"
     assert not guarded_page.page.locator("script[src], link[rel=stylesheet], iframe").count()
     guarded_page.assert_clean()
+
+
+def test_screenshot_script_writes_a_png(browser: object, report: Path, tmp_path: Path) -> None:
+    """Item 6: scripts/screenshot_report.py renders a report to a PNG (for docs/report.png)."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "screenshot_report.py"
+    png = tmp_path / "report.png"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            str(report),
+            "-o",
+            str(png),
+            "--width",
+            "800",
+            "--height",
+            "600",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    assert int.from_bytes(data[16:20], "big") == 800 and int.from_bytes(data[20:24], "big") == 600
