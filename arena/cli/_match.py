@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import click
 import trio
@@ -16,6 +19,7 @@ from rich.table import Table as RichTable
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
 from arena.cli._errors import user_errors
 from arena.cli._sandbox import checked_sandbox, sandbox_option, warn_exposed
+from arena.cli._watch import live_view, watch_option
 from arena.dealer import (
     BotDriver,
     BotStartError,
@@ -27,7 +31,7 @@ from arena.dealer import (
     with_seed,
 )
 from arena.dealer._records import MatchRecorder
-from arena.engine import MAX_CHIPS, ConfigError, GameConfig, JokerMode, Structure
+from arena.engine import MAX_CHIPS, ConfigError, GameConfig, Hand, JokerMode, Structure
 from arena.text import escape_untrusted
 from arena.tournament import Timeouts, TournamentConfig, _bounds
 
@@ -251,6 +255,7 @@ def build_config(
     help="Cap each launched bot's CPU time (prlimit --cpu).",
 )
 @sandbox_option
+@watch_option
 @click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
 @click.option(
     "--out",
@@ -281,6 +286,7 @@ def command(
     memory_limit_mb: int | None,
     cpu_seconds: int | None,
     sandbox: str,
+    watch: str | None,
     no_plugins: bool,
     out_dir: Path,
 ) -> None:
@@ -293,11 +299,7 @@ def command(
     if not 2 <= len(bots) <= 7:
         raise click.UsageError(f"a table seats 2 to 7 bots (R1); got {len(bots)}")
     specs = unique_names([parse_bot_spec(text, i) for i, text in enumerate(bots)])
-    config = build_config(structure, small_blind, big_blind, ante, max_draw, joker)
-    try:
-        _bounds.check_stack(stack, config)
-    except _bounds.BoundError as error:
-        raise click.BadParameter(str(error), param_hint="'--stack'") from None
+    config = _checked_game(stack, structure, small_blind, big_blind, ante, max_draw, joker)
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
     settings = with_seed(  # the seed is drawn now: log.jsonl has it before the first hand
         MatchSettings(
@@ -318,8 +320,20 @@ def command(
     limits: dict[str, object] = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
     limits |= {"sandbox": sandbox, "hidden_paths": (str(out_dir.resolve()),)}  # all records
     with user_errors(lambda: f"interrupted: the hands played so far are recorded in {folder}"):
-        summary = trio.run(_run, specs, settings, folder, startup_timeout, limits, no_plugins)
+        summary = trio.run(
+            _watched, specs, settings, folder, startup_timeout, limits, no_plugins, watch
+        )
     print_summary(summary, folder)
+
+
+def _checked_game(stack: int, *game: Any) -> GameConfig:
+    """The game settings, and the stack checked against them."""
+    config = build_config(*game)
+    try:
+        _bounds.check_stack(stack, config)
+    except _bounds.BoundError as error:
+        raise click.BadParameter(str(error), param_hint="'--stack'") from None
+    return config
 
 
 def _records_folder(folder: Path) -> Path:
@@ -334,6 +348,32 @@ def _records_folder(folder: Path) -> Path:
     return folder
 
 
+def _ignore(*_: object) -> None:
+    """No one else to tell."""
+
+
+async def _watched(
+    specs: list[BotSpec],
+    settings: MatchSettings,
+    folder: Path,
+    startup_timeout: float,
+    limits: dict[str, object],
+    no_plugins: bool,
+    watch: str | None,
+) -> dict:
+    """The match, with the live page served beside it (same Trio run) under ``--watch``."""
+    console = Console(stderr=True)
+    async with live_view(watch, settings.match_id, console) as hub:
+        if hub is not None:
+            hub.match_started(settings.match_id, [spec.name for spec in specs])
+        feed = _ignore if hub is None else partial(hub.hand_finished, settings.match_id)
+        summary = await _run(specs, settings, folder, startup_timeout, limits, no_plugins, feed)
+        if hub is not None:
+            rows = [{"name": s["name"], "chips_won": s["chips_won"]} for s in summary["seats"]]
+            hub.match_finished(settings.match_id, rows)
+        return summary
+
+
 async def _run(
     specs: list[BotSpec],
     settings: MatchSettings,
@@ -341,6 +381,7 @@ async def _run(
     startup_timeout: float,
     limits: dict[str, object],
     no_plugins: bool,
+    also_on_hand: Callable[[int, Hand, Sequence[int], Sequence[str]], None] = _ignore,
 ) -> dict:
     recorder = MatchRecorder(folder, settings)
     console = Console(stderr=True)
@@ -379,6 +420,7 @@ async def _run(
                 def on_hand(number, hand, seats, names):
                     recorder.on_hand(number, hand, seats, names)
                     progress.update(task, completed=number)
+                    also_on_hand(number, hand, seats, names)
 
                 if settings.duplicate:
                     result = await run_duplicate_match(

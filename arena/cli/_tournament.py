@@ -18,6 +18,7 @@ from rich.text import Text
 
 from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
+from arena.cli._watch import live_view, watch_option, with_hub
 from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
     BotSpec,
@@ -34,6 +35,7 @@ from arena.tournament import (
     run_tournament,
 )
 from arena.tournament._standings import StandingsRefresher
+from arena.web import LiveHub
 
 
 def _plugin_manager(no_plugins: bool):
@@ -58,14 +60,26 @@ NOT_STARTED_EXIT = 3
 
 
 def play_tournament(
-    config: TournamentConfig, *, resume: bool, no_plugins: bool, console: Console
+    config: TournamentConfig,
+    *,
+    resume: bool,
+    no_plugins: bool,
+    console: Console,
+    watch: str | None = None,
 ) -> Standings:
     """Run (or resume) ``config`` with a live leaderboard; return the final standings."""
-    return _play_tournament(config, resume=resume, no_plugins=no_plugins, console=console)[0]
+    return _play_tournament(
+        config, resume=resume, no_plugins=no_plugins, console=console, watch=watch
+    )[0]
 
 
 def _play_tournament(
-    config: TournamentConfig, *, resume: bool, no_plugins: bool, console: Console
+    config: TournamentConfig,
+    *,
+    resume: bool,
+    no_plugins: bool,
+    console: Console,
+    watch: str | None = None,
 ) -> tuple[Standings, Progress]:
     """:func:`play_tournament`, also returning the run's progress (for the exit status)."""
     pm = _plugin_manager(no_plugins)
@@ -76,7 +90,9 @@ def _play_tournament(
         raise click.ClickException(str(error)) from None
     # refits run on their own thread with their own read connection: the dealer never waits
     with store, live_standings(config, game_type) as refresher:
-        progress = _play_live(config, store, pm, refresher, resume=resume, console=console)
+        progress = _play_live(
+            config, store, pm, refresher, resume=resume, console=console, watch=watch
+        )
         overall = compute_standings(
             store,
             game_type,
@@ -96,12 +112,14 @@ def _play_live(
     *,
     resume: bool,
     console: Console,
+    watch: str | None = None,
 ) -> Progress:
     """Play the tournament under a live progress bar and leaderboard; notes print above it.
 
     After each match the leaderboard asks ``refresher`` for a refit and shows the latest
-    one it has, so the dealer never waits for a fit.
+    one it has, so the dealer never waits for a fit. ``watch`` serves the live page too.
     """
+    hubs: list[LiveHub | None] = []  # the live page's hub, once served
     game_type = game_type_of(config.game)
     with Live(
         Text("starting bots..."), console=console, transient=True, refresh_per_second=4
@@ -114,20 +132,30 @@ def _play_live(
             if progress.done:
                 refresher.request()  # returns at once; the newest request wins
             live.update(_leaderboard(config.name, game_type, progress, refresher.latest))
+            _publish_standings(hubs, refresher.latest)
 
-        try:
-            return trio.run(
-                lambda: run_tournament(
+        async def play() -> Progress:
+            async with live_view(watch, config.name, console) as hub:
+                hubs.append(hub)
+                return await run_tournament(
                     config,
                     store,
                     resume=resume,
                     on_progress=on_progress,
                     open_driver=_opener(pm, config),
-                    **tournament_observers(pm),
+                    **with_hub(tournament_observers(pm), hub),
                 )
-            )
+
+        try:
+            return trio.run(play)
         except (TournamentError, StoreError) as error:
             raise click.ClickException(str(error)) from None
+
+
+def _publish_standings(hubs: list[LiveHub | None], standings: Standings | None) -> None:
+    """Send the live page the latest leaderboard (the hub skips one it already sent)."""
+    if hubs and hubs[0] is not None and standings is not None:
+        hubs[0].standings(standings.rows)
 
 
 def _leaderboard(
@@ -185,12 +213,12 @@ def interrupted_line(config: TournamentConfig, *, resume_hint: bool = True) -> s
     return f"interrupted: {kept} {where}{hint}"
 
 
-def _play_and_show(file: Path, *, resume: bool, no_plugins: bool) -> None:
+def _play_and_show(file: Path, *, resume: bool, no_plugins: bool, watch: str | None = None) -> None:
     config = _load(file)
     console = Console()
     with user_errors(lambda: interrupted_line(config)):
         standings, progress = _play_tournament(
-            config, resume=resume, no_plugins=no_plugins, console=console
+            config, resume=resume, no_plugins=no_plugins, console=console, watch=watch
         )
         title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
         console.print(standings_table(standings, title))
@@ -203,9 +231,10 @@ def _play_and_show(file: Path, *, resume: bool, no_plugins: bool) -> None:
 @click.option(
     "--no-plugins", is_flag=True, help="Do not autoload third-party plugins (reproducible runs)."
 )
-def run_command(file: Path, no_plugins: bool) -> None:
+@watch_option
+def run_command(file: Path, no_plugins: bool, watch: str | None) -> None:
     """Schedule and play the tournament in FILE, then print the leaderboard."""
-    _play_and_show(file, resume=False, no_plugins=no_plugins)
+    _play_and_show(file, resume=False, no_plugins=no_plugins, watch=watch)
 
 
 @tournament.command("resume")

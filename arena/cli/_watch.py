@@ -1,0 +1,103 @@
+"""``--watch [ADDRESS]``: serve the live spectator page while a match or tournament plays."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+from typing import Any
+
+import click
+from rich.console import Console
+
+from arena.web import AddressError, LiveHub, is_loopback, parse_address, watching
+
+DEFAULT_WATCH = "127.0.0.1"
+
+
+def _check_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        parse_address(value)
+    except AddressError as error:
+        raise click.BadParameter(
+            f"{error} (write --watch=ADDRESS, or put --watch after the bots)"
+        ) from None
+    return value
+
+
+watch_option = click.option(
+    "--watch",
+    is_flag=False,
+    flag_value=DEFAULT_WATCH,
+    default=None,
+    metavar="[ADDRESS]",
+    callback=_check_address,
+    help=(
+        "Serve the live spectator page at ADDRESS (HOST, HOST:PORT or :PORT; "
+        "default 127.0.0.1 and a free port); the URL and the director's token are printed."
+    ),
+)
+
+
+@contextlib.asynccontextmanager
+async def live_view(
+    watch: str | None, title: str, console: Console
+) -> AsyncIterator[LiveHub | None]:
+    """The hub to feed (None without ``--watch``), served for the duration of the block."""
+    if watch is None:
+        yield None
+        return
+    hub = LiveHub()
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            server = await stack.enter_async_context(watching(hub, watch, title=title))
+        except* OSError as group:
+            error = group.exceptions[0]
+            reason = getattr(error, "strerror", None) or str(error)
+            raise click.ClickException(f"cannot serve the live page at {watch}: {reason}") from None
+        say = partial(console.print, markup=False, highlight=False, soft_wrap=True)
+        say(f"watch live: {server.url}")
+        say(f"director (every card, after each hand): {server.director_url}")
+        host, _ = parse_address(watch)
+        if not is_loopback(host):
+            say(
+                f"note: the live page is served on {host}: anyone who can reach it can watch "
+                "(the director's view still needs the token)"
+            )
+        yield hub
+
+
+def with_hub(observers: dict[str, Callable[..., Any]], hub: LiveHub | None) -> dict[str, Any]:
+    """The tournament's callbacks, each also feeding ``hub`` (match id = table id)."""
+    if hub is None:
+        return observers
+    plugin_started = observers.get("on_match_started")
+    plugin_hand = observers.get("on_hand")
+    plugin_finished = observers.get("on_match_finished")
+
+    def on_match_started(match_id: str, names: Any, settings: Any) -> None:
+        hub.match_started(match_id, names)
+        if plugin_started is not None:
+            plugin_started(match_id, names, settings)
+
+    def on_hand(match_id: str, number: int, hand: Any, seats: Any, names: Any) -> None:
+        hub.hand_finished(match_id, number, hand, seats, names)
+        if plugin_hand is not None:
+            plugin_hand(match_id, number, hand, seats, names)
+
+    def on_match_finished(match_id: str, result: Any) -> None:
+        rows = [
+            {"name": name, "chips_won": won}
+            for name, won in zip(result.names, result.chips_won, strict=False)
+        ]
+        hub.match_finished(match_id, rows)
+        if plugin_finished is not None:
+            plugin_finished(match_id, result)
+
+    return observers | {
+        "on_match_started": on_match_started,
+        "on_hand": on_hand,
+        "on_match_finished": on_match_finished,
+    }

@@ -1,0 +1,253 @@
+"""The live hub: what the dealer's callbacks publish, and what each spectator is sent.
+
+Publishing is synchronous and never waits: every event gets the next sequence number,
+goes into a bounded backlog (for ``Last-Event-ID`` resumes) and into each viewer's
+bounded queue; a viewer whose queue is full is dropped (its stream is cancelled; the
+browser reconnects and resumes from the backlog). So no viewer, however slow or stuck,
+can slow a hand, and a view that fails is counted and skipped, never raised into a match.
+
+Two channels: the public one (only what a spectator may see: cards shown at showdown),
+and the director's (every card, sent only when :meth:`LiveHub.hand_finished` is called,
+that is after the hand ended).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+import trio
+
+from arena.text import escape_untrusted
+from arena.web._public import public_hand
+
+QUEUE_SIZE = 256
+"""Events a viewer may fall behind by before it is dropped."""
+BACKLOG_SIZE = 1024
+"""Events kept for ``Last-Event-ID`` resumes."""
+MAX_VIEWERS = 64
+"""Streams open at once per channel; more are refused (503), so viewers cannot exhaust memory."""
+FINISHED_TABLES_KEPT = 16
+"""Finished tables kept in the snapshot a new viewer gets (a tournament plays thousands)."""
+
+_log = structlog.get_logger(__name__)
+
+
+class TooManyViewers(Exception):
+    """The channel already streams to :data:`MAX_VIEWERS` viewers."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveEvent:
+    """One Server-Sent Event: its sequence number, its kind and its JSON data."""
+
+    id: int
+    kind: str
+    data: str
+
+    def encode(self) -> bytes:
+        """The event on the wire (the JSON holds no raw newline: one ``data:`` line)."""
+        return f"id: {self.id}\nevent: {self.kind}\ndata: {self.data}\n\n".encode()
+
+
+def _json(payload: object) -> str:
+    """Compact JSON, ``<`` escaped so it is inert even if pasted inside a ``<script>``."""
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+
+
+class Viewer:
+    """One open stream: a bounded queue of events and the scope that ends its stream."""
+
+    def __init__(self, size: int) -> None:
+        self.send, self.receive = trio.open_memory_channel[LiveEvent](size)
+        self.scope = trio.CancelScope()
+        self.dropped = False
+
+
+class Channel:
+    """One stream of events (public or director) with its sequence numbers and backlog."""
+
+    def __init__(
+        self,
+        *,
+        queue_size: int = QUEUE_SIZE,
+        backlog: int = BACKLOG_SIZE,
+        max_viewers: int = MAX_VIEWERS,
+    ) -> None:
+        self.seq = 0
+        self.backlog: collections.deque[LiveEvent] = collections.deque(maxlen=backlog)
+        self.viewers: set[Viewer] = set()
+        self.dropped = 0
+        self._queue_size = queue_size
+        self._max_viewers = max_viewers
+        self._tables: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
+        self._standings: list[dict[str, Any]] = []
+
+    def publish(self, kind: str, payload: dict[str, Any]) -> LiveEvent:
+        """Number, keep and queue one event for every viewer; never waits."""
+        self._remember(kind, payload)
+        self.seq += 1
+        event = LiveEvent(self.seq, kind, _json(payload))
+        self.backlog.append(event)
+        for viewer in list(self.viewers):
+            try:
+                viewer.send.send_nowait(event)
+            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                self.drop(viewer)
+        return event
+
+    def drop(self, viewer: Viewer) -> None:
+        """End a viewer's stream now (it fell too far behind)."""
+        if viewer in self.viewers:
+            self.viewers.discard(viewer)
+            self.dropped += 1
+        viewer.dropped = True
+        viewer.send.close()
+        viewer.scope.cancel()
+
+    def attach(self, last_event_id: str | None) -> tuple[Viewer, list[LiveEvent]]:
+        """A new viewer, and what it must be sent first: the events after
+        ``last_event_id`` when the backlog still holds them all, else a snapshot."""
+        if len(self.viewers) >= self._max_viewers:
+            raise TooManyViewers
+        viewer = Viewer(self._queue_size)
+        self.viewers.add(viewer)
+        return viewer, self._since(last_event_id)
+
+    def detach(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+        viewer.send.close()
+
+    def close(self) -> None:
+        """End every stream (the server is stopping)."""
+        for viewer in list(self.viewers):
+            self.detach(viewer)
+            viewer.scope.cancel()
+
+    def snapshot(self) -> LiveEvent:
+        """The state now (tables, their last hand, the leaderboard) under the current id."""
+        payload = {"tables": list(self._tables.values()), "standings": self._standings}
+        return LiveEvent(self.seq, "snapshot", _json(payload))
+
+    def _since(self, last_event_id: str | None) -> list[LiveEvent]:
+        last = _event_id(last_event_id)
+        if last is None or last > self.seq:
+            return [self.snapshot()]
+        if last == self.seq:
+            return []
+        if not self.backlog or self.backlog[0].id > last + 1:
+            return [self.snapshot()]  # a gap the backlog no longer covers
+        return [event for event in self.backlog if event.id > last]
+
+    def _remember(self, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "standings":
+            self._standings = payload["rows"]
+            return
+        table = payload.get("table")
+        if not isinstance(table, str):
+            return
+        state = self._tables.setdefault(table, {"table": table, "names": [], "state": "playing"})
+        if kind == "match_started":
+            state.update(names=payload["names"], state="playing", hands=0, last=None)
+        elif kind == "hand":
+            state.update(hands=payload["hand"].get("number"), last=payload["hand"])
+        elif kind == "match_finished":
+            state.update(state="finished", result=payload.get("result"))
+            self._tables.move_to_end(table)
+            finished = [key for key, value in self._tables.items() if value["state"] == "finished"]
+            for key in finished[:-FINISHED_TABLES_KEPT]:
+                del self._tables[key]
+
+
+def _event_id(text: str | None) -> int | None:
+    if text is None or not text.strip().isdigit() or len(text.strip()) > 18:
+        return None
+    return int(text.strip())
+
+
+def _safe(text: object) -> str:
+    return escape_untrusted(str(text), one_line=True)
+
+
+HandView = Callable[..., dict]
+
+
+class LiveHub:
+    """What the dealer-side callbacks feed; the live app streams its two channels."""
+
+    def __init__(self, *, view: HandView | None = None, **channel_options: int) -> None:
+        self.public = Channel(**channel_options)
+        self.director = Channel(**channel_options)
+        self.errors = 0
+        self._view = view or public_hand
+        self._last_rows: object = None
+
+    @property
+    def channels(self) -> tuple[Channel, Channel]:
+        return (self.public, self.director)
+
+    def match_started(self, table_id: str, names: Sequence[str]) -> None:
+        """A table starts playing ``names`` (seat order)."""
+        payload = {"table": _safe(table_id), "names": [_safe(name) for name in names]}
+        for channel in self.channels:
+            channel.publish("match_started", payload)
+
+    def hand_finished(
+        self, table_id: str, number: int, hand: Any, seats: Sequence[int], names: Sequence[str]
+    ) -> None:
+        """Publish a finished hand: the spectator's view, and every card to the director."""
+        try:
+            public = self._view(hand, seats, names, number=number)
+            revealed = self._view(hand, seats, names, number=number, reveal=True)
+        except Exception as error:  # a view bug must never stop a match
+            self.errors += 1
+            _log.warning("live_view_failed", table=_safe(table_id), error=repr(error))
+            return
+        self.public.publish("hand", {"table": _safe(table_id), "hand": public})
+        self.director.publish("hand", {"table": _safe(table_id), "hand": revealed})
+
+    def match_finished(self, table_id: str, result: Iterable[dict[str, Any]] = ()) -> None:
+        """A table is done; ``result`` rows (name, chips won) are shown as they are."""
+        rows = [{key: _plain(value) for key, value in row.items()} for row in result]
+        payload = {"table": _safe(table_id), "result": rows}
+        for channel in self.channels:
+            channel.publish("match_finished", payload)
+
+    def standings(self, rows: Iterable[Any]) -> None:
+        """The tournament's live leaderboard (:class:`arena.tournament.Standing` rows)."""
+        if rows is self._last_rows:
+            return  # the same leaderboard object: already sent
+        self._last_rows = rows
+        payload = {"rows": [standing_row(row) for row in rows]}
+        for channel in self.channels:
+            channel.publish("standings", payload)
+
+    def close(self) -> None:
+        for channel in self.channels:
+            channel.close()
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, bool | int) or value is None:
+        return value
+    if isinstance(value, float):
+        return round(value, 3) if value == value and abs(value) != float("inf") else None
+    return _safe(value)
+
+
+def standing_row(row: Any) -> dict[str, Any]:
+    """One leaderboard line as JSON: Elo and mbb/hand with their 95% half-widths."""
+    return {
+        "bot": _safe(row.bot),
+        "elo": _plain(float(row.fit.elo)),
+        "elo_ci": _plain(float(row.fit.ci95)),
+        "mbb": _plain(float(row.win_rate.mbb_per_hand)),
+        "mbb_ci": _plain(None if row.win_rate.ci95 is None else float(row.win_rate.ci95)),
+        "matches": int(row.matches),
+        "hands": int(row.hands),
+        "faults": int(row.faults),
+    }
