@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +126,7 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
         rows, kind, store.current_ratings("elo", kind), anchor=anchor, anchor_rating=rating
     )
     ranked = [s.bot for s in standings.rows]
-    ident = kind.replace("+", "-")
+    ident = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-") or "games"
     return _Section(
         kind,
         {
@@ -152,6 +153,10 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
 def _pm(value: float, half: float, *, signed: bool = False) -> str:
     shown = f"{value:+.0f}" if signed else f"{value:.0f}"
     return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
+
+
+def _half(value: float) -> str:
+    return f"± {value:.0f}" if math.isfinite(value) else "± ∞"
 
 
 def _leaderboard(standings: Standings) -> list[dict[str, Any]]:
@@ -271,7 +276,7 @@ def _bankroll_chart(ident: str, rows: list[MatchRow], ranked: list[str]) -> Any:
 
 def _pairs_heatmap(ident: str, standings: Standings, ranked: list[str]) -> Any:
     cells = {
-        pair: Cell(rate.mbb_per_hand, _pm(rate.mbb_per_hand, rate.ci95, signed=True))
+        pair: Cell(rate.mbb_per_hand, f"{rate.mbb_per_hand:+.0f}", _half(rate.ci95))
         for pair, rate in standings.pairs.items()
     }
     return heatmap(

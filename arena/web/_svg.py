@@ -50,10 +50,11 @@ class Interval:
 
 @dataclass(frozen=True)
 class Cell:
-    """One heatmap cell: ``value`` picks the colour, ``text`` is written in it."""
+    """One heatmap cell: ``value`` picks the colour, ``text`` (and ``note`` below it) is written in it."""
 
     value: float
     text: str
+    note: str = ""
 
 
 def decimate(ys: Sequence[float], limit: int) -> list[int]:
@@ -119,6 +120,7 @@ def _svg(
     ident: str, title: str, description: str, width: int, height: int
 ) -> tuple[ET.Element, ET.Element]:
     figure = ET.Element("figure", {"class": "chart", "id": ident})
+    _sub(figure, "figcaption", escape_untrusted(title))
     svg = _sub(
         figure,
         "svg",
@@ -201,7 +203,7 @@ def _axes(svg: ET.Element, xs: _Scale, ys: _Scale, x_label: str, y_label: str) -
         y=_num(ys.start + 28),
         text_anchor="middle",
     )
-    _sub(svg, "text", y_label, x="4", y=_num(ys.stop - 8))
+    _sub(svg, "text", y_label, x="4", y=_num(ys.stop - 10))
 
 
 def line_chart(
@@ -225,7 +227,7 @@ def line_chart(
     legend_rows = math.ceil(len(series) / 4)
     figure, svg = _svg(ident, title, description, width, height + 16 * legend_rows)
     xs = _Scale(min(xs_all, default=0.0), max(xs_all, default=1.0), 56, width - 12)
-    ys = _Scale(min(ys_all, default=0.0), max(ys_all, default=1.0), height - 34, 12)
+    ys = _Scale(min(ys_all, default=0.0), max(ys_all, default=1.0), height - 34, 22)
     _axes(svg, xs, ys, x_label, y_label)
     for n, (s, idx) in enumerate(kept):
         colour, dash = PALETTE[n % len(PALETTE)], _DASHES[(n // len(PALETTE)) % len(_DASHES)]
@@ -269,7 +271,7 @@ def _sample(s: Series, i: int) -> str:
     text = f"{s.points[i][1]:.0f}"
     if s.band:
         low, high = s.band[i]
-        text += f" [{low:.0f}, {high:.0f}]"
+        text += f" [{_bound(low)}, {_bound(high)}]"
     return f"{text} at {_num(s.points[i][0])}"
 
 
@@ -292,78 +294,60 @@ def heatmap(
     *,
     centre: float = 0.0,
 ) -> Markup:
-    """A row-against-column matrix of coloured cells around ``centre``; rows and columns share ``labels``."""
+    """A row-against-column matrix coloured around ``centre``; rows and columns share ``labels``.
+
+    Columns are numbered (by the rows' order) so that long names need no room up top.
+    """
     ident = _ident(ident)
-    size, left, top = 64, 130, 24
-    width, height = left + size * len(labels) + 8, top + size // 2 * len(labels) + 8
+    wide, tall, left, top = 80, 36, 150, 24
+    width, height = left + wide * len(labels) + 8, top + tall * len(labels) + 8
     figure, svg = _svg(ident, title, description, width, height)
-    span = max(
-        (abs(c.value - centre) for c in cells.values() if math.isfinite(c.value)), default=1.0
-    )
+    finite = [abs(c.value - centre) for c in cells.values() if math.isfinite(c.value)]
+    span = max(finite, default=1.0)
     for j in range(len(labels)):
-        _sub(
-            svg,
-            "text",
-            f"{j + 1}",
-            x=str(left + size * j + size // 2),
-            y=str(top - 8),
-            text_anchor="middle",
-        )
+        centre_x = str(left + wide * j + wide // 2)
+        _sub(svg, "text", f"{j + 1}", x=centre_x, y=str(top - 8), text_anchor="middle")
     for i, row in enumerate(labels):
-        y = top + size // 2 * i
-        _sub(svg, "text", f"{i + 1} {_label(row)}", x="4", y=str(y + 20))
+        y = top + tall * i
+        _sub(svg, "text", f"{i + 1} {_label(row, 20)}", x="4", y=str(y + tall // 2 + 4))
         for j, col in enumerate(labels):
             cell = cells.get((row, col))
             value = cell.value - centre if cell else math.nan
+            x = left + wide * j
+            fill = _colour(value, span)
             _sub(
                 svg,
                 "rect",
-                x=str(left + size * j),
+                x=str(x),
                 y=str(y),
-                width=str(size - 2),
-                height=str(size // 2 - 2),
-                fill=_colour(value, span),
+                width=str(wide - 2),
+                height=str(tall - 2),
+                fill=fill,
             )
             if cell:
-                _sub(
-                    svg,
-                    "text",
-                    cell.text,
-                    x=str(left + size * j + size // 2 - 1),
-                    y=str(y + 19),
-                    text_anchor="middle",
-                )
+                ink = "#fff" if abs(value) > 0.6 * span else "#111"
+                text = _sub(svg, "text", x=str(x + wide // 2 - 1), text_anchor="middle", fill=ink)
+                _sub(text, "tspan", cell.text, x=str(x + wide // 2 - 1), y=str(y + 14))
+                if cell.note:
+                    _sub(text, "tspan", cell.note, x=str(x + wide // 2 - 1), y=str(y + 28))
     header = ["row \\ column", *labels]
-    rows = [
-        [row, *((cells[(row, col)].text if (row, col) in cells else "") for col in labels)]
-        for row in labels
-    ]
+    rows = [[row, *(_cell_text(cells.get((row, col))) for col in labels)] for row in labels]
     _table(figure, title, header, rows)
     return _markup(figure)
 
 
-def forest_plot(
-    ident: str,
-    title: str,
-    description: str,
-    items: Sequence[Interval],
-    *,
-    x_label: str,
-    reference: float | None = None,
-    width: int = 720,
-) -> Markup:
-    """One row per estimate: a dot and its interval; infinite bounds run to the edge."""
-    ident = _ident(ident)
-    row, left, top = 22, 170, 8
-    height = top + row * len(items) + 36
-    figure, svg = _svg(ident, title, description, width, height)
-    values = _finite([v for it in items for v in (it.value, it.low, it.high)])
-    values += [reference] if reference is not None else []
-    xs = _Scale(min(values, default=0.0), max(values, default=1.0), left, width - 16)
-    ys = _Scale(0, max(len(items), 1), top, top + row * max(len(items), 1))
+def _cell_text(cell: Cell | None) -> str:
+    return "" if cell is None else f"{cell.text} {cell.note}".strip()
+
+
+def _forest_grid(
+    svg: ET.Element, xs: _Scale, ys: _Scale, x_label: str, reference: float | None
+) -> None:
+    """The vertical grid, its tick labels, the axis label and the dashed reference line."""
+    top = ys.start
     for tick in nice_ticks(xs.low, xs.high):
         x = _num(xs(tick))
-        _sub(svg, "line", x1=x, x2=x, y1=str(top), y2=_num(ys.stop), stroke="#ddd")
+        _sub(svg, "line", x1=x, x2=x, y1=_num(top), y2=_num(ys.stop), stroke="#ddd")
         _sub(svg, "text", _num(tick), x=x, y=_num(ys.stop + 14), text_anchor="middle")
     _sub(
         svg,
@@ -380,11 +364,33 @@ def forest_plot(
             "line",
             x1=x,
             x2=x,
-            y1=str(top),
+            y1=_num(top),
             y2=_num(ys.stop),
             stroke="#888",
             stroke_dasharray="4 3",
         )
+
+
+def forest_plot(
+    ident: str,
+    title: str,
+    description: str,
+    items: Sequence[Interval],
+    *,
+    x_label: str,
+    reference: float | None = None,
+    width: int = 720,
+) -> Markup:
+    """One row per estimate: a dot and its interval; infinite bounds run to the edge."""
+    ident = _ident(ident)
+    row, left, top = 22, 180, 8
+    height = top + row * len(items) + 36
+    figure, svg = _svg(ident, title, description, width, height)
+    values = _finite([v for it in items for v in (it.value, it.low, it.high)])
+    values += [reference] if reference is not None else []
+    xs = _Scale(min(values, default=0.0), max(values, default=1.0), left, width - 16)
+    ys = _Scale(0, max(len(items), 1), top, top + row * max(len(items), 1))
+    _forest_grid(svg, xs, ys, x_label, reference)
     for k, it in enumerate(items):
         y = _num(ys(k + 0.5))
         group = _sub(svg, "g")

@@ -172,7 +172,7 @@ def test_leaderboard_matches_arena_ratings(league: Path, report: str):
     """The report ranks bots as ``arena ratings`` does (the same standings, best first)."""
     with Store.open(league, create=False) as store:
         expected = [row.bot for row in compute_standings(store, KIND).rows]
-    board = report[report.index('class="leaderboard"') : report.index("</table>")]
+    board = report[report.index('class="leaderboard names"') : report.index("</table>")]
     names = re.findall(r'class="name"><a href="#[^"]+">([^<]+)</a>', board)
     assert [html.unescape(name) for name in names] == expected
     assert expected[0] == BOTS[-1] and expected[-1] == HOSTILE
