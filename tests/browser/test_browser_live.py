@@ -1,0 +1,126 @@
+"""The live spectator page in a real browser (issue 10 items 3 and 5): ``arena match ... --watch``
+runs in a subprocess, the page at the URL it prints shows each hand as it arrives (over
+Server-Sent Events from 127.0.0.1), announces it in its live region, has no console error,
+fetches nothing off the machine and passes axe-core.
+
+The match is paced by ``gated_bot.py``: it plays hand N only when the test has opened the
+gate to N, so "hands arriving" is shown without a timing (and the server, which stops with
+the match, stays up until the page has been checked).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from arena_runs import ARENA, require_command
+from browser_kit import GuardedPage
+
+HERE = Path(__file__).resolve().parent
+URL = re.compile(r"watch live: (http://127\.0\.0\.1:\d+/)")
+WAIT_MS = 60_000  # how long to wait for the page to catch up: a bound, never a measurement
+
+
+class WatchedMatch:
+    """``arena match "{python} gated_bot.py GATE" builtin:calling-station --hands 50 --watch``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.gate = folder / "gate"
+        self.gate.write_text("0")
+        command = f"gated={{python}} {HERE / 'gated_bot.py'} {self.gate}"
+        self.process = subprocess.Popen(
+            [
+                *ARENA, "match", command, "builtin:calling-station", "--hands", "50", "--seed", "5",
+                "--timeout", "150", "--sandbox", "off", "--no-plugins", "--out", str(folder / "runs"),
+                "--watch",
+            ],
+            cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+        )  # fmt: skip
+        self.output: list[str] = []
+        self.found = threading.Event()
+        self.url: str | None = None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.output.append(line)
+            match = URL.search(line)
+            if match and self.url is None:
+                self.url = match.group(1)
+                self.found.set()
+        self.found.set()  # the process ended: stop waiting
+
+    def open_until(self, hand: int) -> None:
+        """Let the gated bot play up to hand ``hand``."""
+        self.gate.write_text(str(hand))
+
+    def wait_url(self) -> str:
+        self.found.wait(timeout=120)
+        assert self.url, "no 'watch live: URL' line:\n" + "".join(self.output)
+        return self.url
+
+    def finish(self) -> int:
+        """Open the gate fully and wait for the match to end; its exit status."""
+        self.open_until(10_000)
+        try:
+            return self.process.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # ours, by its pid
+            self.process.wait()
+            raise
+
+
+@pytest.fixture
+def watched(tmp_path: Path) -> Iterator[WatchedMatch]:
+    """The paced match with its live page; always ended (by our own pid) after the test."""
+    require_command("match", option="--watch")
+    match = WatchedMatch(tmp_path)
+    try:
+        yield match
+    finally:
+        if match.process.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                match.finish()
+
+
+def _shows(page: object, selector: str, pattern: str) -> None:
+    """Wait (up to WAIT_MS) until the element's text matches ``pattern``."""
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "([sel, re]) => new RegExp(re).test((document.querySelector(sel) || {}).textContent || '')",
+        arg=[selector, pattern],
+        timeout=WAIT_MS,
+    )
+
+
+def test_live_page_shows_hands_as_they_arrive(
+    guarded_page: GuardedPage, watched: WatchedMatch
+) -> None:
+    """Items 3, 5: the page connects, shows hand 5 when five are played, then hand 20."""
+    page = guarded_page.page
+    page.goto(watched.wait_url())
+    _shows(page, "#status", "^live$")
+    _shows(page, "#tables", "gated")  # the match is announced before any hand ends
+    assert "Hand" not in page.inner_text("#table-info"), "a hand was shown before any was played"
+    guarded_page.screenshot("waiting")
+
+    watched.open_until(5)
+    _shows(page, "#table-info", r"^Hand 5\b")
+    _shows(page, "[aria-live]", r"^Hand 5\b")
+    assert page.locator("#seats tbody tr").count() == 2
+    assert {"gated", "calling-station"} <= set(page.inner_text("#seats").split())
+    assert page.locator("#steps li").count() > 0, "the last hand's steps are not listed"
+
+    watched.open_until(20)
+    _shows(page, "#table-info", r"^Hand 20\b")
+    _shows(page, "#tables", r"20 hands")
+    guarded_page.screenshot("hand-20")
+    guarded_page.check_accessibility()
+    guarded_page.assert_clean()
+    page.context.close()  # leave before the server stops with the match
+    assert watched.finish() == 0, "".join(watched.output)
