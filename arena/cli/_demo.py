@@ -11,7 +11,9 @@ from rich.console import Console
 
 from arena.cli._errors import user_errors
 from arena.cli._ratings import standings_table
+from arena.cli._report import report_to
 from arena.cli._tournament import demo_config, interrupted_line, play_tournament
+from arena.web._report import ReportRequest
 
 DEMO_FILE = Path("examples_tournaments/demo.toml")
 
@@ -49,7 +51,8 @@ def command(
     """Play a round robin among the example bots (the Node bot too when Node.js is installed).
 
     Each run is a new tournament in the same database, so the ratings build up across
-    runs; `arena ratings` prints them again later.
+    runs; `arena ratings` prints them again later. Ends by writing the report of every
+    tournament in the database (`report.html` beside it) and printing its path.
     """
     config = demo_config(file, None)
     changes: dict[str, Any] = {}
@@ -72,4 +75,13 @@ def command(
         "Elo: Bradley-Terry fit over every stored duplicate block, scored by margin, anchored at "
         "random = 1000. mbb/hand: milli-big-blinds won per hand. Intervals are 95%. "
         "`arena ratings --pairs --los` shows head to head."
+    )
+    report = report_to(
+        config.database,
+        ReportRequest(game_type=standings.game_type, output=config.database.parent / "report.html"),
+    )
+    console.print(
+        f"report: {report.resolve()} (one file: open it in a browser, offline)",
+        markup=False,
+        highlight=False,
     )
