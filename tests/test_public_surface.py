@@ -19,7 +19,20 @@ from pathlib import Path
 import pytest
 
 PUBLIC = {
-    "arena.web": {"public_hand", "public_match", "spectator_events"},
+    "arena.web": {
+        "public_hand",
+        "public_match",
+        "spectator_events",
+        "render_replay",
+        "write_replay",
+        "AddressError",
+        "LiveApp",
+        "LiveHub",
+        "LiveServer",
+        "is_loopback",
+        "parse_address",
+        "watching",
+    },
     "arena.text": {"escape_untrusted"},
     "arena": {
         "__version__"

@@ -10,6 +10,7 @@ import click
 from arena.engine import Hand, HandShown, PotAwarded
 from arena.history import PhhError, PhhHand, load_phh, replay
 from arena.history._errors import printable
+from arena.web import public_match, render_replay
 
 
 @click.command("replay")
@@ -25,13 +26,42 @@ from arena.history._errors import printable
     is_flag=True,
     help="Print one JSON object per hand (finishing_stacks in the file's player order).",
 )
-def command(files: tuple[Path, ...], as_json: bool) -> None:
+@click.option(
+    "--html",
+    "as_html",
+    is_flag=True,
+    help="Write the hand replayer: one self-contained HTML page stepping through every hand.",
+)
+@click.option(
+    "--reveal",
+    is_flag=True,
+    help="With --html: a director's replay showing every card (default: the spectator's view).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --html: the page to write (default: replay.html beside the file).",
+)
+def command(
+    files: tuple[Path, ...], as_json: bool, as_html: bool, reveal: bool, output: Path | None
+) -> None:
     """Replay every hand of the PHH files (.phh, .phhs) through the arena's engine.
 
     Each action is applied under the arena's rules; the file's finishing_stacks, when
     present, must match. Stops at the first file, hand or action that does not, naming
     it, with exit status 1. Variant codes: F5D, P5D, N5D (see docs/phh.md).
+
+    With --html, writes the replayer page of one file instead (a match's hands.phhs):
+    seats, stacks, bets, the pot, draw counts, cards shown at showdown and the winner,
+    step by step (keys Space, Left/Right, Home/End). It holds only the cards shown at the
+    table unless --reveal is given.
     """
+    if as_html:
+        _write_html(files, as_json=as_json, reveal=reveal, output=output)
+        return
+    if reveal or output is not None:
+        raise click.UsageError("--reveal and -o/--output go with --html")
     count = 0
     for path in files:
         try:
@@ -50,6 +80,29 @@ def command(files: tuple[Path, ...], as_json: bool) -> None:
         click.echo(
             f"replayed {count} hand{'s' * (count != 1)} from {len(files)} file{'s' * (len(files) != 1)}: all legal"
         )
+
+
+def _write_html(
+    files: tuple[Path, ...], *, as_json: bool, reveal: bool, output: Path | None
+) -> None:
+    """``--html``: the replayer page of one hand-history file."""
+    if as_json:
+        raise click.UsageError("--html and --json do not go together")
+    if len(files) != 1:
+        raise click.UsageError("--html replays one file (a match's hands.phhs)")
+    path = files[0]
+    target = output if output is not None else path.parent / "replay.html"
+    try:
+        hands = public_match(path, reveal=reveal)
+        kind = "director's replay" if reveal else "replay"
+        page = render_replay(hands, title=f"{path.parent.name or path.name}: {kind}", reveal=reveal)
+        target.write_text(page, encoding="utf-8")
+    except PhhError as error:
+        raise click.ClickException(str(error)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise click.ClickException(f"{printable(str(error))}") from None
+    view = "director's view, every card" if reveal else "spectator's view"
+    click.echo(f"wrote {printable(str(target))} ({len(hands)} hands, {view})")
 
 
 def _names(record: PhhHand) -> list[str]:
