@@ -137,7 +137,7 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
             "leaderboard": _leaderboard(standings),
             "elo_forest": _elo_forest(ident, standings),
             "mbb_forest": _mbb_forest(ident, standings),
-            "elo_chart": _elo_over_time(ident, kind, rows, anchor, rating),
+            "elo_chart": _elo_over_time(ident, kind, rows, ranked, anchor, rating),
             "bankroll": _bankroll_chart(ident, rows, ranked),
             "pairs": _pairs_heatmap(ident, standings, ranked),
             "los": _los_heatmap(ident, standings, ranked),
@@ -221,8 +221,17 @@ def _checkpoints(count: int, limit: int = ELO_CHECKPOINTS) -> list[int]:
 
 
 def _elo_over_time(
-    ident: str, kind: str, rows: list[MatchRow], anchor: str | None, rating: float
+    ident: str,
+    kind: str,
+    rows: list[MatchRow],
+    ranked: list[str],
+    anchor: str | None,
+    rating: float,
 ) -> Any:
+    """Refits after evenly spaced prefixes of the matches: each bot's Elo with its 95% band.
+
+    Series follow the leaderboard's order, so a bot has the same colour in every chart.
+    """
     points: dict[str, list[tuple[float, float]]] = {}
     bands: dict[str, list[tuple[float, float]]] = {}
     for k in _checkpoints(len(rows)):
@@ -230,7 +239,8 @@ def _elo_over_time(
         for s in fitted.rows:
             points.setdefault(s.bot, []).append((float(k), s.fit.elo))
             bands.setdefault(s.bot, []).append((s.fit.ci_low, s.fit.ci_high))
-    series = [Series(bot, points[bot], bands[bot]) for bot in points]
+    order = [bot for bot in ranked if bot in points] + [b for b in points if b not in ranked]
+    series = [Series(bot, points[bot], bands[bot]) for bot in order]
     return line_chart(
         f"{ident}-elo-time",
         "Elo over time",

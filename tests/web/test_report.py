@@ -142,15 +142,15 @@ def test_report_holds_every_section(report: str):
     """Leaderboard, Elo over time, bankroll, head to head with LOS, faults, bots, matches."""
     for heading in (
         "Leaderboard",
-        "Elo over time",
-        "Bankroll",
+        "Over time",
         "Head to head",
         "Faults by reason",
         "Bots",
         "Matches",
     ):
         assert f">{heading}</h3>" in report
-    assert "Likelihood of superiority" in report
+    for caption in ("Elo over time", "Bankroll: cumulative chips", "Likelihood of superiority"):
+        assert f"<figcaption>{caption}</figcaption>" in report
     assert report.count('role="img"') >= 6 + len(BOTS)
     assert "TIMEOUT" in report
     for bot in ("alice", "grace &amp; &lt;b&gt;co&lt;/b&gt;"):
