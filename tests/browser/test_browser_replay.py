@@ -143,3 +143,27 @@ def test_spectator_replay_hides_cards_the_director_replay_shows(
     assert face_up_before_showdown(page) > 0
     guarded_page.screenshot("director")
     guarded_page.assert_clean()
+
+
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+
+def test_replay_shows_a_hostile_name_as_text(guarded_page: GuardedPage, hands: Path) -> None:
+    """Items 2, 5: a player named with markup (from a PHH file) is text: no script runs,
+    no element is made from it, the name reads as written."""
+    forged = hands.parent / "hostile.phhs"
+    forged.write_text(
+        hands.read_text().replace('"rule-based"', '"' + HOSTILE.replace('"', '\\"') + '"')
+    )
+    page_file = replay_page(forged, hands.parent / "replay-hostile.html")
+    page = guarded_page.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(page_file.as_uri())
+    for key in ("ArrowRight", "ArrowRight", "End"):
+        press(page, key)
+    assert dialogs == [], f"a bot's name ran as script: {dialogs}"
+    assert HOSTILE in page.inner_text("body")
+    assert page.locator("img").count() == 0, "an element was made from a bot's name"
+    assert page.locator("script:not([type='application/json'])").count() == 1
+    guarded_page.assert_clean()
