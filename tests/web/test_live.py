@@ -104,7 +104,7 @@ class TestResume:
             hub.hand_finished("t1", number, None, [0, 1], ["a", "b"])
         (event,) = hub.public.attach("10")[1]
         assert event.kind == "snapshot" and event.id == hub.public.seq
-        assert '"number":%d' % (BACKLOG_SIZE + 19) in event.data  # the table's last hand
+        assert f'"number":{BACKLOG_SIZE + 19}' in event.data  # the table's last hand
 
     async def test_item3_resume_over_http_sends_only_what_was_missed(self):
         hub = LiveHub(view=stub_view)

@@ -17,6 +17,7 @@ from arena.web import AddressError, is_loopback, parse_address
 
 _register()  # the commands, as arena.cli.main does
 
+MATCH = ["match", "builtin:random", "builtin:calling-station"]
 URL = re.compile(r"watch live: http://127\.0\.0\.1:(\d+)/")
 DIRECTOR = re.compile(r"director \(every card, after each hand\): (http://\S+/director\?token=\S+)")
 
@@ -53,8 +54,7 @@ def test_item3_loopback():
 def test_item3_match_watch_prints_the_url_and_the_director_token(tmp_path: Path):
     result = CliRunner().invoke(
         cli,
-        ["match", "builtin:random", "builtin:calling-station", "--hands", "5", "--seed", "1"]
-        + ["--out", str(tmp_path), "--watch"],
+        [*MATCH, "--hands", "5", "--seed", "1", "--out", str(tmp_path), "--watch"],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
@@ -82,8 +82,7 @@ def test_item3_a_busy_port_is_one_line(tmp_path: Path):
         port = busy.getsockname()[1]
         result = CliRunner().invoke(
             cli,
-            ["match", "builtin:random", "builtin:random", "--hands", "2"]
-            + ["--out", str(tmp_path), f"--watch=127.0.0.1:{port}"],
+            [*MATCH, "--hands", "2", "--out", str(tmp_path), f"--watch=127.0.0.1:{port}"],
         )
     assert result.exit_code == 1, result.output
     assert f"cannot serve the live page at 127.0.0.1:{port}" in result.output
