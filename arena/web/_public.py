@@ -111,6 +111,12 @@ def public_hand(
     Cards appear only where shown at showdown (R18, R19) or as proven openers (R29);
     ``reveal=True`` adds every hole card and draw, for a director's replay. Names are
     escaped (:func:`arena.text.escape_untrusted`); pages escape them again for HTML.
+
+    The record: ``number``, ``button`` (table seat), ``reveal``, ``dead`` (R28),
+    ``seats`` [{seat, name, stack (at the start)}], ``steps`` [{kind, seat (table seat or
+    None), amount, drew (the draw count), cards, discarded (reveal only), pot, stacks,
+    bets, text}] and ``result`` [{seat, won (chips taken from pots), net (the payoff)}].
+    Each step's ``stacks`` and ``bets`` are listed in the order of ``seats``.
     """
     if not hand.is_over:
         raise ValueError("only a finished hand has a public record")
