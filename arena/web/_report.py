@@ -23,7 +23,7 @@ from urllib.parse import quote
 import jinja2
 
 from arena.text import escape_untrusted
-from arena.tournament import Store, StoreError
+from arena.tournament import Store
 from arena.tournament._standings import Standings, standings_from_rows, stored_anchor
 from arena.tournament._store import MatchRow
 from arena.web._svg import Cell, Interval, Series, forest_plot, heatmap, line_chart
@@ -33,6 +33,10 @@ ELO_CHECKPOINTS = 30
 
 BANKROLL_POINTS = 200
 MATCH_POINTS = 60
+HEATMAP_BOTS = 30
+"""The head-to-head heatmaps show the leaderboard's top 30 (a league's 200 bots would not fit)."""
+MATCH_LINES = 12
+"""A bot's chart of cumulative chips shows its latest 12 matches; its table lists every one."""
 
 
 class ReportError(Exception):
@@ -139,8 +143,9 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
             "mbb_forest": _mbb_forest(ident, standings),
             "elo_chart": _elo_over_time(ident, kind, rows, ranked, anchor, rating),
             "bankroll": _bankroll_chart(ident, rows, ranked),
-            "pairs": _pairs_heatmap(ident, standings, ranked),
-            "los": _los_heatmap(ident, standings, ranked),
+            "pairs": _pairs_heatmap(ident, standings, ranked[:HEATMAP_BOTS]),
+            "los": _los_heatmap(ident, standings, ranked[:HEATMAP_BOTS]),
+            "heatmap_cut": max(0, len(ranked) - HEATMAP_BOTS),
             "faults": _faults(store, kind, request, ranked),
             "bots": [
                 _bot_section(ident, k, bot, rows, request.output) for k, bot in enumerate(ranked)
@@ -359,14 +364,11 @@ def _bot_section(
     mine = [(row, seat) for row in rows for seat in row.seats if seat.bot == bot]
     series = []
     entries = []
-    for row, seat in mine:
+    for k, (row, seat) in enumerate(mine):
         others = ", ".join(s.bot for s in row.seats if s.bot != bot)
-        series.append(
-            Series(
-                f"{row.key} vs {others}",
-                [(0.0, 0.0), *_cumulative(seat.unit_chips or (seat.chips,), seat.hands, 0.0, 0.0)],
-            )
-        )
+        if k >= len(mine) - MATCH_LINES:
+            curve = _cumulative(seat.unit_chips or (seat.chips,), seat.hands, 0.0, 0.0)
+            series.append(Series(f"{row.key} vs {others}", [(0.0, 0.0), *curve]))
         mbb = 1000.0 * seat.chips / row.big_blind / seat.hands if seat.hands else 0.0
         entries.append(
             {
@@ -383,7 +385,8 @@ def _bot_section(
     chart = line_chart(
         f"{ident}-bot-{rank + 1}-matches",
         f"Cumulative chips per match: {bot}",
-        f"Chips won so far by {bot} against hands played, one line per match.",
+        f"Chips won so far by {bot} against hands played, one line per match "
+        f"(its latest {MATCH_LINES} at most).",
         series,
         x_label="hand",
         y_label="chips",
@@ -398,11 +401,4 @@ def _bot_section(
     }
 
 
-__all__ = [
-    "ReportError",
-    "ReportRequest",
-    "StoreError",
-    "render_report",
-    "replay_link",
-    "write_report",
-]
+__all__ = ["ReportError", "ReportRequest", "render_report", "replay_link", "write_report"]

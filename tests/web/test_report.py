@@ -241,3 +241,14 @@ def test_cli_errors_are_one_line(
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.output
     assert "Traceback" not in result.output
+
+
+def test_heatmaps_show_the_top_of_a_large_league(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A league too large for a matrix shows its top bots in the heatmaps and says so."""
+    monkeypatch.setattr("arena.web._report.HEATMAP_BOTS", 3)
+    db = build_database(tmp_path / "arena.db", hands=40, bots=("a", "b", "c", "d", "e"))
+    with Store.open(db) as store:
+        page = render_report(store, ReportRequest())
+    pairs = page[page.index('id="fixed-limit-pairs"') : page.index('id="fixed-limit-los"')]
+    assert len(re.findall(r"<rect ", pairs)) == 9
+    assert "The top 3 bots of the leaderboard; 2 more are left out" in page
