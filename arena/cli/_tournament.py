@@ -18,7 +18,7 @@ from rich.text import Text
 
 from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
-from arena.cli._watch import live_view, watch_option, with_hub
+from arena.cli._watch import follow_standings, live_view, watch_option, with_hub
 from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
     BotSpec,
@@ -35,7 +35,6 @@ from arena.tournament import (
     run_tournament,
 )
 from arena.tournament._standings import StandingsRefresher
-from arena.web import LiveHub
 
 
 def _plugin_manager(no_plugins: bool):
@@ -119,7 +118,6 @@ def _play_live(
     After each match the leaderboard asks ``refresher`` for a refit and shows the latest
     one it has, so the dealer never waits for a fit. ``watch`` serves the live page too.
     """
-    hubs: list[LiveHub | None] = []  # the live page's hub, once served
     game_type = game_type_of(config.game)
     with Live(
         Text("starting bots..."), console=console, transient=True, refresh_per_second=4
@@ -132,30 +130,27 @@ def _play_live(
             if progress.done:
                 refresher.request()  # returns at once; the newest request wins
             live.update(_leaderboard(config.name, game_type, progress, refresher.latest))
-            _publish_standings(hubs, refresher.latest)
 
         async def play() -> Progress:
-            async with live_view(watch, config.name, console) as hub:
-                hubs.append(hub)
-                return await run_tournament(
-                    config,
-                    store,
-                    resume=resume,
-                    on_progress=on_progress,
-                    open_driver=_opener(pm, config),
-                    **with_hub(tournament_observers(pm), hub),
-                )
+            async with live_view(watch, config.name, console) as hub, trio.open_nursery() as aside:
+                if hub is not None:  # the page gets each refit as soon as it is done
+                    aside.start_soon(follow_standings, hub, lambda: refresher.latest)
+                try:
+                    return await run_tournament(
+                        config,
+                        store,
+                        resume=resume,
+                        on_progress=on_progress,
+                        open_driver=_opener(pm, config),
+                        **with_hub(tournament_observers(pm), hub),
+                    )
+                finally:
+                    aside.cancel_scope.cancel()
 
         try:
             return trio.run(play)
         except (TournamentError, StoreError) as error:
             raise click.ClickException(str(error)) from None
-
-
-def _publish_standings(hubs: list[LiveHub | None], standings: Standings | None) -> None:
-    """Send the live page the latest leaderboard (the hub skips one it already sent)."""
-    if hubs and hubs[0] is not None and standings is not None:
-        hubs[0].standings(standings.rows)
 
 
 def _leaderboard(

@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 import click
+import trio
 from rich.console import Console
 
 from arena.web import AddressError, LiveHub, is_loopback, parse_address, watching
@@ -101,3 +102,12 @@ def with_hub(observers: dict[str, Callable[..., Any]], hub: LiveHub | None) -> d
         "on_hand": on_hand,
         "on_match_finished": on_match_finished,
     }
+
+
+async def follow_standings(hub: LiveHub, latest: Callable[[], Any], *, every: float = 1.0) -> None:
+    """Publish each new leaderboard the refresher's thread computes (read, never waited for)."""
+    while True:
+        standings = latest()
+        if standings is not None:
+            hub.standings(standings.rows)  # the hub skips one it already sent
+        await trio.sleep(every)
