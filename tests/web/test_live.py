@@ -8,8 +8,10 @@ needs its token and holds cards only of hands that ended.
 from __future__ import annotations
 
 import inspect
+import json
 import random
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -195,3 +197,33 @@ class TestPage:
         hub.public.attach(None)
         assert (await get(app, "/events")).status == 503
         assert (await get(app, "/")).status == 200
+
+
+class TestStandings:
+    @staticmethod
+    def rows(elo: float) -> tuple:
+        fit = SimpleNamespace(elo=elo, ci95=12.5)
+        rate = SimpleNamespace(mbb_per_hand=-3.0, ci95=float("inf"))
+        return (SimpleNamespace(bot="<b>", fit=fit, win_rate=rate, matches=1, hands=9, faults=0),)
+
+    async def test_item3_follow_standings_sends_each_new_leaderboard_once(self, autojump_clock):
+        """The tournament's refits reach the page from a polling task, each only once."""
+        from arena.cli._watch import follow_standings
+
+        hub = LiveHub(view=stub_view)
+        latest: list = [None]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(follow_standings, hub, lambda: latest[0])
+            await trio.sleep(5)
+            latest[0] = SimpleNamespace(rows=self.rows(1010.0))
+            await trio.sleep(5)
+            latest[0] = SimpleNamespace(rows=self.rows(990.0))
+            await trio.sleep(5)
+            nursery.cancel_scope.cancel()
+        kinds = [json.loads(e.data) for e in hub.public.backlog if e.kind == "standings"]
+        assert [k["rows"][0]["elo"] for k in kinds] == [1010.0, 990.0]
+        assert kinds[0]["rows"][0] == {
+            "bot": "<b>", "elo": 1010.0, "elo_ci": 12.5, "mbb": -3.0, "mbb_ci": None,
+            "matches": 1, "hands": 9, "faults": 0,
+        }  # fmt: skip
+        assert '"standings":[{"bot":"\\u003cb>"' in hub.public.snapshot().data
