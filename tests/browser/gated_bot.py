@@ -1,5 +1,8 @@
 """A calling station that plays hand N only once the number in GATE_FILE is at least N.
 
+Hands are counted in ``GATE_FILE.played`` (one line per hand ended), so the count runs on
+across every process of this bot (a tournament may start one per match or rotation).
+
 The live page test paces a real match with it (``--sandbox off``, so it can read the
 file): hands arrive when the test says, and the match cannot end, taking its server with
 it, before the page has been checked. It waits at most two minutes per decision, so a
@@ -23,10 +26,17 @@ class GatedBot(Bot):
 
     def __init__(self, gate: Path) -> None:
         self.gate = gate
-        self.ended = 0
+        self.played = gate.with_name(gate.name + ".played")
 
     def on_hand_end(self, message):
-        self.ended += 1
+        with self.played.open("a") as record:
+            record.write("1\n")
+
+    def _ended(self) -> int:
+        try:
+            return len(self.played.read_text().splitlines())
+        except OSError:
+            return 0
 
     def _open_until(self) -> int:
         try:
@@ -36,7 +46,7 @@ class GatedBot(Bot):
 
     def decide(self, decision):
         give_up = time.monotonic() + GIVE_UP_SECONDS
-        while self._open_until() < self.ended + 1 and time.monotonic() < give_up:
+        while self._open_until() < self._ended() + 1 and time.monotonic() < give_up:
             time.sleep(0.02)
         if decision.is_draw:
             return decision.stand_pat()

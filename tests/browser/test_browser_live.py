@@ -16,6 +16,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from arena_runs import ARENA, require_command
@@ -26,19 +27,15 @@ URL = re.compile(r"watch live: (http://127\.0\.0\.1:\d+/)")
 WAIT_MS = 60_000  # how long to wait for the page to catch up: a bound, never a measurement
 
 
-class WatchedMatch:
-    """``arena match "{python} gated_bot.py GATE" builtin:calling-station --hands 50 --watch``."""
+class Watched:
+    """An ``arena ... --watch`` subprocess (its output read in a thread for the URL), paced by
+    ``gated_bot.py`` through the gate file in ``folder``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, args: list[str]) -> None:
         self.gate = folder / "gate"
         self.gate.write_text("0")
-        command = f"gated={{python}} {HERE / 'gated_bot.py'} {self.gate}"
         self.process = subprocess.Popen(
-            [
-                *ARENA, "match", command, "builtin:calling-station", "--hands", "50", "--seed", "5",
-                "--timeout", "150", "--sandbox", "off", "--no-plugins", "--out", str(folder / "runs"),
-                "--watch",
-            ],
+            [*ARENA, *args, "--watch"],
             cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
         )  # fmt: skip
         self.output: list[str] = []
@@ -76,17 +73,32 @@ class WatchedMatch:
             raise
 
 
-@pytest.fixture
-def watched(tmp_path: Path) -> Iterator[WatchedMatch]:
-    """The paced match with its live page; always ended (by our own pid) after the test."""
-    require_command("match", option="--watch")
-    match = WatchedMatch(tmp_path)
+def gated_command(folder: Path) -> str:
+    return f"{{python}} {HERE / 'gated_bot.py'} {folder / 'gate'}"
+
+
+@contextlib.contextmanager
+def watching(folder: Path, args: list[str]) -> Iterator[Watched]:
+    """The paced run with its live page; always ended (by our own pid) afterwards."""
+    run = Watched(folder, args)
     try:
-        yield match
+        yield run
     finally:
-        if match.process.poll() is None:
+        if run.process.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                match.finish()
+                run.finish()
+
+
+@pytest.fixture
+def watched(tmp_path: Path) -> Iterator[Watched]:
+    """``arena match "gated={python} gated_bot.py GATE" builtin:calling-station --hands 50 --watch``."""
+    require_command("match", option="--watch")
+    args = [
+        "match", f"gated={gated_command(tmp_path)}", "builtin:calling-station", "--hands", "50",
+        "--seed", "5", "--timeout", "150", "--sandbox", "off", "--no-plugins", "--out", str(tmp_path / "runs"),
+    ]  # fmt: skip
+    with watching(tmp_path, args) as run:
+        yield run
 
 
 def _shows(page: object, selector: str, pattern: str) -> None:
@@ -98,9 +110,7 @@ def _shows(page: object, selector: str, pattern: str) -> None:
     )
 
 
-def test_live_page_shows_hands_as_they_arrive(
-    guarded_page: GuardedPage, watched: WatchedMatch
-) -> None:
+def test_live_page_shows_hands_as_they_arrive(guarded_page: GuardedPage, watched: Watched) -> None:
     """Items 3, 5: the page connects, shows hand 5 when five are played, then hand 20."""
     page = guarded_page.page
     page.goto(watched.wait_url())
@@ -124,3 +134,76 @@ def test_live_page_shows_hands_as_they_arrive(
     guarded_page.assert_clean()
     page.context.close()  # leave before the server stops with the match
     assert watched.finish() == 0, "".join(watched.output)
+
+
+TOURNAMENT = """
+[tournament]
+name = "live"
+format = "round_robin"
+hands_per_match = 10
+duplicate = false
+rounds = 2
+concurrency = 2
+max_tables_per_bot = 1
+seed = 9
+sandbox = "off"
+output = "runs"
+database = "arena.db"
+
+[timeouts]
+action = 150.0
+
+[[bots]]
+name = "gated"
+command = "GATED"
+""" + "".join(
+    f'\n[[bots]]\nname = "{b}"\nbuiltin = "{b}"\n'
+    for b in ("random", "calling-station", "rule-based")
+)
+
+
+FINISHED_GATED = """(n) => [...document.querySelectorAll('#tables li')]
+  .filter((li) => li.textContent.includes('gated') && li.textContent.includes('finished')).length >= n"""
+
+
+def _rows(page: Any, selector: str) -> int:
+    return int(page.locator(selector).count())
+
+
+def test_live_tournament_page_has_leaderboard_and_table_picker(
+    guarded_page: GuardedPage, tmp_path: Path
+) -> None:
+    """Item 3: ``arena tournament run FILE --watch``: the live leaderboard fills in as matches
+    end, and the table picker switches the table shown."""
+    require_command("tournament", "run", option="--watch")
+    (tmp_path / "live.toml").write_text(
+        TOURNAMENT.replace("GATED", gated_command(tmp_path).replace("\\", "\\\\"))
+    )
+    page = guarded_page.page
+    with watching(tmp_path, ["tournament", "run", "live.toml", "--no-plugins"]) as run:
+        page.goto(run.wait_url())
+        _shows(page, "#status", "^live$")
+        # the gated bot's six matches are played one at a time, 10 hands each; the board is
+        # refitted off the dealer's path and sent as matches end, so open one more gated
+        # match until it is full, never the last (the server ends with the tournament)
+        for opened in range(10, 60, 10):
+            run.open_until(opened)
+            page.wait_for_function(FINISHED_GATED, arg=opened // 10, timeout=WAIT_MS)
+            if _rows(page, "#board tbody tr") == 4:
+                break
+        page.wait_for_function(
+            "() => document.querySelectorAll('#board tbody tr').length === 4", timeout=WAIT_MS
+        )
+        board = page.inner_text("#board")
+        for bot in ("gated", "random", "calling-station", "rule-based"):
+            assert bot in board, f"{bot} is not on the live leaderboard"
+        options = page.eval_on_selector_all("#picker option", "(os) => os.map((o) => o.value)")
+        assert len(options) >= 2, options
+        for table in options[:2]:
+            page.select_option("#picker", table)
+            assert page.inner_text("#table-title") == f"Table {table}"
+        guarded_page.screenshot("tournament")
+        guarded_page.check_accessibility()
+        guarded_page.assert_clean()
+        page.context.close()  # leave before the server stops with the tournament
+        assert run.finish() == 0, "".join(run.output)
