@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from arena_runs import BOTS, report_of, tiny_tournament
@@ -70,6 +71,27 @@ def test_report_links_and_sources_stay_on_the_machine(
     outside = [url for url in guarded_page.page.evaluate(LINKS) if not is_local(url)]
     assert not outside, f"the report points off the machine: {outside[:10]}"
     assert not guarded_page.page.locator("script[src], link[rel=stylesheet], iframe").count()
+    guarded_page.assert_clean()
+
+
+def test_report_links_lead_somewhere(guarded_page: GuardedPage, report: Path) -> None:
+    """Item 1: each in-page link names an element of the page; each file link (a match's
+    replay) names a file that exists."""
+    page = guarded_page.page
+    page.goto(report.as_uri())
+    hrefs: list[str] = page.eval_on_selector_all("a[href]", "(links) => links.map((a) => a.href)")
+    assert hrefs, "the report links nowhere (bots' sections, replays)"
+    for href in hrefs:
+        parts = urlsplit(href)
+        if parts.scheme == "file" and unquote(parts.path) == report.as_posix():
+            assert parts.fragment, href
+            assert page.locator(f"[id='{unquote(parts.fragment)}']").count() == 1, (
+                f"no element for {href}"
+            )
+        else:
+            assert parts.scheme == "file" and Path(unquote(parts.path)).is_file(), (
+                f"broken link {href}"
+            )
     guarded_page.assert_clean()
 
 
