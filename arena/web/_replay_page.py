@@ -46,6 +46,13 @@ def script_json(value: Any) -> Markup:
     return Markup(text)  # every character HTML could read is escaped above
 
 
+def _compact(hand: dict[str, Any]) -> dict[str, Any]:
+    """The hand with each step's empty fields left out (a quarter of the page); the
+    page's script puts them back (null, [])."""
+    steps = [{k: v for k, v in step.items() if v is not None and v != []} for step in hand["steps"]]
+    return {**hand, "steps": steps}
+
+
 def _summary(hand: dict[str, Any]) -> str:
     """The hand's outcome in words, for the table of hands (escaped by the template)."""
     ends = [step["text"] for step in hand["steps"] if step["kind"] in ("win", "dead")]
@@ -61,7 +68,9 @@ def render_replay(hands: Sequence[dict[str, Any]], *, title: str, reveal: bool) 
     if not reveal and any(hand.get("reveal") for hand in hands):
         raise ValueError("a spectator's replay cannot hold a director's records (reveal)")
     rows = [{"number": h["number"], "seats": h["seats"], "summary": _summary(h)} for h in hands]
-    return _template().render(title=title, reveal=reveal, hands=rows, data=script_json(list(hands)))
+    return _template().render(
+        title=title, reveal=reveal, hands=rows, data=script_json([_compact(hand) for hand in hands])
+    )
 
 
 def write_replay(match_folder: Path, *, reveal: bool = False, output: Path | None = None) -> Path:
