@@ -123,10 +123,10 @@ class Channel:
         viewer.send.close()
 
     def close(self) -> None:
-        """End every stream (the server is stopping)."""
+        """End every stream once it has sent what it holds (the server is stopping; the
+        server's graceful timeout ends any stream that cannot)."""
         for viewer in list(self.viewers):
             self.detach(viewer)
-            viewer.scope.cancel()
 
     def snapshot(self) -> LiveEvent:
         """The state now (tables, their last hand, the leaderboard) under the current id."""
@@ -227,7 +227,9 @@ class LiveHub:
             channel.publish("standings", payload)
 
     def close(self) -> None:
+        """Tell every viewer the show is over (the page stops reconnecting), end the streams."""
         for channel in self.channels:
+            channel.publish("end", {})
             channel.close()
 
 

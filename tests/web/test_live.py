@@ -227,3 +227,25 @@ class TestStandings:
             "matches": 1, "hands": 9, "faults": 0,
         }  # fmt: skip
         assert '"standings":[{"bot":"\\u003cb>"' in hub.public.snapshot().data
+
+
+class TestEnd:
+    async def test_item3_closing_the_hub_ends_each_stream_with_an_end_event(self):
+        """When the match ends the page is told so (it stops reconnecting), after every
+        event it had not yet been sent."""
+        hub = LiveHub(view=stub_view)
+        app = LiveApp(hub)
+        responses = []
+
+        async def watch() -> None:
+            responses.append(await get(app, "/events"))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            while not hub.public.viewers:
+                await trio.sleep(0)
+            hub.hand_finished("t1", 1, None, [0, 1], ["a", "b"])
+            hub.close()
+        kinds = [kind for _, kind, _ in responses[0].events()]
+        assert kinds == ["snapshot", "hand", "end"]
+        assert hub.public.viewers == set()
