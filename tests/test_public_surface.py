@@ -32,6 +32,10 @@ PUBLIC = {
         "is_loopback",
         "parse_address",
         "watching",
+        "ReportError",
+        "ReportRequest",
+        "render_report",
+        "write_report",
     },
     "arena.text": {"escape_untrusted"},
     "arena": {

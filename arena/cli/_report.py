@@ -9,7 +9,7 @@ import click
 
 from arena.cli._ratings import DEFAULT_DATABASE
 from arena.tournament import StoreError
-from arena.web._report import ReportError, ReportRequest, write_report
+from arena.web import ReportError, ReportRequest, write_report
 
 
 def report_to(database: Path, request: ReportRequest) -> Path:

@@ -8,6 +8,10 @@ from arena.web._public import public_match as public_match
 from arena.web._public import spectator_events as spectator_events
 from arena.web._replay_page import render_replay as render_replay
 from arena.web._replay_page import write_replay as write_replay
+from arena.web._report import ReportError as ReportError
+from arena.web._report import ReportRequest as ReportRequest
+from arena.web._report import render_report as render_report
+from arena.web._report import write_report as write_report
 from arena.web._serve import AddressError as AddressError
 from arena.web._serve import LiveServer as LiveServer
 from arena.web._serve import is_loopback as is_loopback
@@ -19,12 +23,16 @@ __all__: list[str] = [
     "LiveApp",
     "LiveHub",
     "LiveServer",
+    "ReportError",
+    "ReportRequest",
     "is_loopback",
     "parse_address",
     "public_hand",
     "public_match",
     "render_replay",
+    "render_report",
     "spectator_events",
     "watching",
     "write_replay",
+    "write_report",
 ]
