@@ -235,9 +235,10 @@ def run_command(file: Path, no_plugins: bool, watch: str | None) -> None:
 @tournament.command("resume")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
-def resume_command(file: Path, no_plugins: bool) -> None:
+@watch_option
+def resume_command(file: Path, no_plugins: bool, watch: str | None) -> None:
     """Finish an interrupted tournament: play only the matches with no recorded result."""
-    _play_and_show(file, resume=True, no_plugins=no_plugins)
+    _play_and_show(file, resume=True, no_plugins=no_plugins, watch=watch)
 
 
 def demo_config(file: Path, name: str | None) -> TournamentConfig:
