@@ -5,6 +5,10 @@ console error and passes axe-core."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -27,12 +31,39 @@ CHARTS = """() => [...document.querySelectorAll('svg[role=img]')].map((svg) => (
 }))"""
 
 
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The report of a round robin among three builtin bots (made once for this module)."""
-    folder = tmp_path_factory.mktemp("report")
-    database = tiny_tournament(folder)
-    return report_of(database, folder / "report.html")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A round robin among three builtin bots (played once for this module)."""
+    return tiny_tournament(tmp_path_factory.mktemp("report"))
+
+
+@pytest.fixture(scope="module")
+def report(database: Path) -> Path:
+    return report_of(database, database.parent / "report.html")
+
+
+def rename_bot(database: Path, old: str, new: str, copy: Path) -> Path:
+    """A copy of ``database`` where bot ``old`` is called ``new`` everywhere (its row and every
+    JSON text naming it): a name no tournament file accepts, as a hostile database holds."""
+    shutil.copyfile(database, copy)
+    with contextlib.closing(sqlite3.connect(copy)) as db:
+        tables = [
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        for table in tables:
+            for column in [
+                c[1] for c in db.execute(f"PRAGMA table_info({table})") if c[2].upper() == "TEXT"
+            ]:
+                db.execute(
+                    f"UPDATE {table} SET {column} = replace({column}, ?, ?)",
+                    (json.dumps(old), json.dumps(new)),
+                )
+        db.execute("UPDATE bots SET name = ? WHERE name = ?", (new, old))
+        db.commit()
+    return copy
 
 
 def test_report_opens_offline_with_svg_charts_and_every_bot(
@@ -119,3 +150,26 @@ def test_screenshot_script_writes_a_png(browser: object, report: Path, tmp_path:
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     assert int.from_bytes(data[16:20], "big") == 800 and int.from_bytes(data[20:24], "big") == 600
+
+
+def test_report_shows_a_hostile_bot_name_as_text(
+    guarded_page: GuardedPage, database: Path, tmp_path: Path
+) -> None:
+    """Item 1: a bot named with markup is text in every table and chart: no script runs, no
+    element is made from it."""
+    hostile = report_of(
+        rename_bot(database, "rule-based", HOSTILE, tmp_path / "hostile.db"), tmp_path / "r.html"
+    )
+    page = guarded_page.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(hostile.as_uri())
+    page.wait_for_load_state("load")
+    assert dialogs == [], f"a bot's name ran as script: {dialogs}"
+    assert HOSTILE in page.inner_text("body")
+    assert page.locator("img").count() == 0, "an element was made from a bot's name"
+    scripts = page.eval_on_selector_all(
+        "script", "(all) => all.filter((s) => s.text.includes('alert(')).length"
+    )
+    assert scripts == 0, "a bot's name became a script element"
+    guarded_page.assert_clean()
