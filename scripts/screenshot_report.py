@@ -26,6 +26,7 @@ CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",  # as root chromium refuses its own sandbox
     "--disable-gpu",
+    "--disable-dev-shm-usage",
     "--disable-background-networking",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]",
 ]
