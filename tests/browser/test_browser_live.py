@@ -111,7 +111,8 @@ def _shows(page: object, selector: str, pattern: str) -> None:
 
 
 def test_live_page_shows_hands_as_they_arrive(guarded_page: GuardedPage, watched: Watched) -> None:
-    """Items 3, 5: the page connects, shows hand 5 when five are played, then hand 20."""
+    """Items 3, 5: the page connects, shows hand 5 when five are played, then hand 20; when
+    the match ends it has every hand and says the server stopped, without an error."""
     page = guarded_page.page
     page.goto(watched.wait_url())
     _shows(page, "#status", "^live$")
@@ -132,8 +133,10 @@ def test_live_page_shows_hands_as_they_arrive(guarded_page: GuardedPage, watched
     guarded_page.screenshot("hand-20")
     guarded_page.check_accessibility()
     guarded_page.assert_clean()
-    page.context.close()  # leave before the server stops with the match
     assert watched.finish() == 0, "".join(watched.output)
+    _shows(page, "#table-info", r"^Hand 50\b")  # every hand was sent before the server stopped
+    _shows(page, "#status", "^ended")  # told so, and no reconnecting (no console error)
+    guarded_page.assert_clean()
 
 
 TOURNAMENT = """
@@ -205,5 +208,6 @@ def test_live_tournament_page_has_leaderboard_and_table_picker(
         guarded_page.screenshot("tournament")
         guarded_page.check_accessibility()
         guarded_page.assert_clean()
-        page.context.close()  # leave before the server stops with the tournament
         assert run.finish() == 0, "".join(run.output)
+        _shows(page, "#status", "^ended")
+        guarded_page.assert_clean()
