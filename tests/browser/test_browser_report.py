@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from arena_runs import BOTS, report_of, tiny_tournament
+from arena_runs import BOTS, replay_page, report_of, tiny_tournament
 from browser_kit import GuardedPage, is_local
 
 LINKS = """() => [...document.querySelectorAll('[src], [href], [*|href]')].flatMap((el) =>
@@ -172,4 +172,25 @@ def test_report_shows_a_hostile_bot_name_as_text(
         "script", "(all) => all.filter((s) => s.text.includes('alert(')).length"
     )
     assert scripts == 0, "a bot's name became a script element"
+    guarded_page.assert_clean()
+
+
+def test_report_replay_link_opens_the_replayer(
+    guarded_page: GuardedPage, database: Path, tmp_path: Path
+) -> None:
+    """Items 1, 2: with each match's replay.html written, the report links to them and a
+    click opens that match's replayer at its first step."""
+    for hands in sorted((database.parent / "runs").glob("**/hands.phhs")):
+        replay_page(hands, hands.parent / "replay.html")
+    with_replays = report_of(database, tmp_path / "with-replays.html")
+    page = guarded_page.page
+    page.goto(with_replays.as_uri())
+    links = page.locator("a", has_text="replay")
+    assert links.count() > 0, "no replay link in the report though every match has its replay.html"
+    links.first.click()
+    page.wait_for_url("**/replay.html*")
+    page.wait_for_function(
+        "() => /Hand \\d+, step 1 of/.test(document.getElementById('position').textContent)"
+    )
+    guarded_page.screenshot("replay-from-report")
     guarded_page.assert_clean()
