@@ -18,6 +18,7 @@ from rich.table import Table as RichTable
 
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
 from arena.cli._errors import user_errors
+from arena.cli._replays import write_match_replay
 from arena.cli._sandbox import checked_sandbox, sandbox_option, warn_exposed
 from arena.cli._watch import live_view, watch_option
 from arena.dealer import (
@@ -324,6 +325,7 @@ def command(
             _watched, specs, settings, folder, startup_timeout, limits, no_plugins, watch
         )
     print_summary(summary, folder)
+    click.echo(write_match_replay(folder))
 
 
 def _checked_game(stack: int, *game: Any) -> GameConfig:

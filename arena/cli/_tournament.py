@@ -18,6 +18,7 @@ from rich.text import Text
 
 from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
+from arena.cli._replays import write_tournament_replays
 from arena.cli._watch import follow_standings, live_view, watch_option, with_hub
 from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
@@ -92,6 +93,8 @@ def _play_tournament(
         progress = _play_live(
             config, store, pm, refresher, resume=resume, console=console, watch=watch
         )
+        for note in write_tournament_replays(config.output / config.name):
+            console.print(note, markup=False, highlight=False)
         overall = compute_standings(
             store,
             game_type,

@@ -1,0 +1,37 @@
+"""Each match folder gets its hand replayer (``replay.html``) once the match is recorded.
+
+Written after play, never during it: rendering a long match takes a fraction of a second
+that a table in play must not wait for. A folder whose replay is missing or older than its
+``hands.phhs`` (a match played again on resume) gets a fresh one; one that cannot be
+written is a note, never a failed command: the records themselves are already safe.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.history import PhhError
+from arena.text import escape_untrusted
+from arena.web import write_replay
+
+
+def write_match_replay(folder: Path) -> str:
+    """Write ``folder/replay.html``; the line to print (where it is, or why not)."""
+    try:
+        return f"replay: {write_replay(folder)}"
+    except (PhhError, OSError) as error:
+        return escape_untrusted(f"note: no replay page for {folder}: {error}", one_line=True)
+
+
+def write_tournament_replays(records: Path) -> list[str]:
+    """Write the replay of every match under ``records`` that lacks a current one; the
+    notes of the ones that could not be written."""
+    notes = []
+    for hands in sorted(records.glob("*/hands.phhs")):
+        page = hands.with_name("replay.html")
+        if page.exists() and page.stat().st_mtime >= hands.stat().st_mtime:
+            continue
+        line = write_match_replay(hands.parent)
+        if line.startswith("note:"):
+            notes.append(line)
+    return notes
