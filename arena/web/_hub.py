@@ -114,9 +114,10 @@ class Channel:
         ``last_event_id`` when the backlog still holds them all, else a snapshot."""
         if len(self.viewers) >= self._max_viewers:
             raise TooManyViewers
+        catch_up = self._since(last_event_id)  # first: nothing may fail after the slot is taken
         viewer = Viewer(self._queue_size)
         self.viewers.add(viewer)
-        return viewer, self._since(last_event_id)
+        return viewer, catch_up
 
     def detach(self, viewer: Viewer) -> None:
         self.viewers.discard(viewer)
@@ -164,7 +165,9 @@ class Channel:
 
 
 def _event_id(text: str | None) -> int | None:
-    if text is None or not text.strip().isdigit() or len(text.strip()) > 18:
+    text = None if text is None else text.strip()
+    # ASCII digits only: str.isdigit() is True for '²', which int() refuses
+    if not text or not (text.isascii() and text.isdigit()) or len(text) > 18:
         return None
     return int(text.strip())
 

@@ -20,7 +20,7 @@ from _asgi import get
 
 from arena.engine import Deck, GameConfig, Hand
 from arena.web import LiveApp, LiveHub
-from arena.web._hub import BACKLOG_SIZE, FINISHED_TABLES_KEPT, QUEUE_SIZE
+from arena.web._hub import BACKLOG_SIZE, FINISHED_TABLES_KEPT, QUEUE_SIZE, Channel
 
 pytestmark = pytest.mark.trio
 
@@ -249,3 +249,17 @@ class TestEnd:
         kinds = [kind for _, kind, _ in responses[0].events()]
         assert kinds == ["snapshot", "hand", "end"]
         assert hub.public.viewers == set()
+
+
+@pytest.mark.parametrize("last_event_id", ["\u00b2", "\u0663", "-1", "1e3", " 12 x"])
+async def test_a_last_event_id_that_is_not_ascii_digits_gets_a_snapshot_and_leaks_no_slot(
+    last_event_id,
+):
+    """Audit: '²' is a digit to str.isdigit but not to int(): it made a 500 after the
+    viewer took a slot, so 64 such requests shut every spectator out."""
+    channel = Channel(max_viewers=2)
+    for _ in range(5):
+        viewer, first = channel.attach(last_event_id)
+        assert [event.kind for event in first] == ["snapshot"]
+        channel.detach(viewer)
+    assert channel.viewers == set()
