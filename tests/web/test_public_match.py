@@ -13,11 +13,10 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import pytest
+from record_cards import card_strings
 
-from arena.engine import CardParseError, parse_card
 from arena.web import public_match
 
 HANDS = 300
@@ -52,21 +51,6 @@ def _referee(folder: Path) -> tuple[dict[int, set[str]], dict[int, set[str]]]:
     return shown, dealt
 
 
-def _cards(value: Any) -> set[str]:
-    """Every string value of a record that is a card (names excluded: they are bots')."""
-    if isinstance(value, dict):
-        return {c for k, v in value.items() if k != "name" for c in _cards(v)}
-    if isinstance(value, list):
-        return {c for v in value for c in _cards(v)}
-    if isinstance(value, str):
-        try:
-            parse_card(value)
-        except (CardParseError, ValueError):
-            return set()
-        return {value}
-    return set()
-
-
 def test_r18_r19_recorded_match_public_view_holds_only_shown_cards(match_folder: Path) -> None:
     """R18, R19: hand by hand, the replayer's spectator records hold no card the referee's
     record does not show as shown in that hand; the director's hold every card dealt."""
@@ -77,8 +61,8 @@ def test_r18_r19_recorded_match_public_view_holds_only_shown_cards(match_folder:
     hidden = 0
     for spectator, revealed in zip(public, director, strict=True):
         number = spectator["number"]
-        assert _cards(json.loads(json.dumps(spectator))) <= shown[number], number
-        assert dealt[number] <= _cards(revealed), number
+        assert card_strings(json.loads(json.dumps(spectator))) <= shown[number], number
+        assert dealt[number] <= card_strings(revealed), number
         hidden += len(dealt[number] - shown[number])
     assert hidden > HANDS, "most hands hide cards: the comparison must be able to fail"
 

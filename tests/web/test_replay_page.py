@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from record_cards import card_strings
 
 from arena.cli import cli
 from arena.cli._app import _register
 from arena.engine import (
     CALL,
-    CardParseError,
     CardsDrawn,
     Deck,
     Discard,
@@ -30,7 +30,6 @@ from arena.engine import (
     HandShown,
     HoleCardsDealt,
     Phase,
-    parse_card,
 )
 from arena.history import dumps_phhs, hand_to_phh
 from arena.web import public_hand, render_replay, write_replay
@@ -101,28 +100,13 @@ def _records(*, reveal: bool) -> list[dict[str, Any]]:
     ]
 
 
-def _card_strings(value: Any) -> set[str]:
-    """Every string value (never a key, never a name) that is a card."""
-    if isinstance(value, dict):
-        return {c for k, v in value.items() if k != "name" for c in _card_strings(v)}
-    if isinstance(value, list):
-        return {c for v in value for c in _card_strings(v)}
-    if isinstance(value, str):
-        try:
-            parse_card(value)
-        except (CardParseError, ValueError):
-            return set()
-        return {value}
-    return set()
-
-
 def test_r18_r19_spectator_page_holds_no_hidden_card() -> None:
     """R18, R19: the JSON a spectator's page embeds holds only cards shown at the table."""
     page = render_replay(_records(reveal=False), title="match", reveal=False)
     embedded = json.loads(_parse(page).data)
     shown = {str(c) for h in HANDS for e in h.events if type(e) is HandShown for c in e.cards}
     dealt = {str(c) for h in HANDS for e in h.events if type(e) is HoleCardsDealt for c in e.cards}
-    assert _card_strings(embedded) <= shown
+    assert card_strings(embedded) <= shown
     assert dealt - shown, "some cards were never shown: the test must be able to fail"
     assert "director's view" not in page
 
@@ -133,7 +117,7 @@ def test_reveal_page_holds_every_card_and_says_so() -> None:
     embedded = json.loads(_parse(page).data)
     dealt = {str(c) for h in HANDS for e in h.events if type(e) is HoleCardsDealt for c in e.cards}
     dealt |= {str(c) for h in HANDS for e in h.events if type(e) is CardsDrawn for c in e.drawn}
-    assert dealt <= _card_strings(embedded)
+    assert dealt <= card_strings(embedded)
     assert "director's view: every card" in page
 
 
