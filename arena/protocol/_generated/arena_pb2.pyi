@@ -87,6 +87,7 @@ class FaultReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_REASON_SAT_OUT: _ClassVar[FaultReason]
     FAULT_REASON_MEMORY_LIMIT: _ClassVar[FaultReason]
     FAULT_REASON_PROCESS_LIMIT: _ClassVar[FaultReason]
+    FAULT_REASON_RATE_LIMITED: _ClassVar[FaultReason]
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_FOLD: ActionKind
 ACTION_KIND_CHECK: ActionKind
@@ -141,6 +142,7 @@ FAULT_REASON_DISCONNECTED: FaultReason
 FAULT_REASON_SAT_OUT: FaultReason
 FAULT_REASON_MEMORY_LIMIT: FaultReason
 FAULT_REASON_PROCESS_LIMIT: FaultReason
+FAULT_REASON_RATE_LIMITED: FaultReason
 
 class DealerMessage(_message.Message):
     __slots__ = ("match_start", "hand_start", "decision", "fault", "hand_end", "match_end")
@@ -191,7 +193,7 @@ class Action(_message.Message):
     def __init__(self, decision_id: _Optional[str] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "table_id", "seat", "players", "config", "clock", "hands", "starting_stack", "protocol_version")
+    __slots__ = ("match_id", "table_id", "seat", "players", "config", "clock", "hands", "starting_stack", "protocol_version", "resume_ticket")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -201,6 +203,7 @@ class MatchStart(_message.Message):
     HANDS_FIELD_NUMBER: _ClassVar[int]
     STARTING_STACK_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RESUME_TICKET_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     table_id: str
     seat: int
@@ -210,7 +213,8 @@ class MatchStart(_message.Message):
     hands: int
     starting_stack: int
     protocol_version: int
-    def __init__(self, match_id: _Optional[str] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., hands: _Optional[int] = ..., starting_stack: _Optional[int] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    resume_ticket: str
+    def __init__(self, match_id: _Optional[str] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., hands: _Optional[int] = ..., starting_stack: _Optional[int] = ..., protocol_version: _Optional[int] = ..., resume_ticket: _Optional[str] = ...) -> None: ...
 
 class Player(_message.Message):
     __slots__ = ("seat", "name")

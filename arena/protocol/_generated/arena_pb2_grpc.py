@@ -101,3 +101,87 @@ class Bot:
             timeout,
             metadata,
             _registered_method=True)
+
+
+class ArenaStub:
+    """Hosted by the arena, for bots that dial in (see "Bots that dial in" above). The bot
+    writes BotMessages and reads DealerMessages: one stream per table offered, silent
+    until the arena seats it, then the Bot.Play conversation; the arena ends it after
+    MatchEnd.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.Play = channel.stream_stream(
+                '/arena.v1.Arena/Play',
+                request_serializer=arena_dot_v1_dot_arena__pb2.BotMessage.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.DealerMessage.FromString,
+                _registered_method=True)
+
+
+class ArenaServicer:
+    """Hosted by the arena, for bots that dial in (see "Bots that dial in" above). The bot
+    writes BotMessages and reads DealerMessages: one stream per table offered, silent
+    until the arena seats it, then the Bot.Play conversation; the arena ends it after
+    MatchEnd.
+    """
+
+    def Play(self, request_iterator, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_ArenaServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.BotMessage.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.DealerMessage.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'arena.v1.Arena', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('arena.v1.Arena', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class Arena:
+    """Hosted by the arena, for bots that dial in (see "Bots that dial in" above). The bot
+    writes BotMessages and reads DealerMessages: one stream per table offered, silent
+    until the arena seats it, then the Bot.Play conversation; the arena ends it after
+    MatchEnd.
+    """
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/arena.v1.Arena/Play',
+            arena_dot_v1_dot_arena__pb2.BotMessage.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.DealerMessage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
