@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 PUBLIC = {
+    "arena.server": set(),
     "arena.web": {
         "public_hand",
         "public_match",

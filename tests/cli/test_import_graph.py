@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "policies": 3,
     "dealer": 4,
     "tournament": 5,
+    "server": 5,
     "plugins": 6,
     "web": 6,
     "cli": 7,
