@@ -99,7 +99,9 @@ PUBLIC = {
         "SANDBOX_CHOICES", "BotLimits", "LayerCheck", "SandboxError", "check_layers",
         "resolve_sandbox",
         "SeatBrokenError", "SeatConnection", "SeatSummary", "summarize", "wait_healthy",
-        "with_seed"
+        "with_seed",
+        "MessageGate", "RateLimitedError", "StreamOwner", "call_on_grpc_loop",
+        "run_on_grpc_loop", "trio_pusher"
     },
     "arena.tournament": {
         "NOT_STARTED", "AlreadyRecorded", "BotEntry", "BotSpec", "BotSpecError",

@@ -2,11 +2,16 @@
 deadlines, and launch and talk to bots."""
 
 from arena.dealer._answers import MAX_STALE as MAX_STALE
+from arena.dealer._bridge import call_soon as call_on_grpc_loop
+from arena.dealer._bridge import run_on_loop as run_on_grpc_loop
+from arena.dealer._bridge import trio_pusher as trio_pusher
 from arena.dealer._duplicate import run_duplicate_match as run_duplicate_match
 from arena.dealer._duplicate import run_match as run_match
 from arena.dealer._grpc import BotStartError as BotStartError
 from arena.dealer._grpc import GrpcBot as GrpcBot
 from arena.dealer._grpc import GrpcConnection as GrpcConnection
+from arena.dealer._grpc import MessageGate as MessageGate
+from arena.dealer._grpc import StreamOwner as StreamOwner
 from arena.dealer._grpc import wait_healthy as wait_healthy
 from arena.dealer._launch import LaunchedBot as LaunchedBot
 from arena.dealer._open import driver_from_spec as driver_from_spec
@@ -26,6 +31,7 @@ from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
 from arena.dealer._seat import MalformedStreamError as MalformedStreamError
+from arena.dealer._seat import RateLimitedError as RateLimitedError
 from arena.dealer._seat import SeatBrokenError as SeatBrokenError
 from arena.dealer._seat import SeatConnection as SeatConnection
 from arena.dealer._seat import policy_driver as policy_driver
@@ -64,11 +70,15 @@ __all__ = [
     "MatchRecorder",
     "MatchResult",
     "MatchSettings",
+    "MessageGate",
     "OnFaultLimit",
+    "RateLimitedError",
     "SandboxError",
     "SeatBrokenError",
     "SeatConnection",
     "SeatSummary",
+    "StreamOwner",
+    "call_on_grpc_loop",
     "check_layers",
     "driver_from_spec",
     "open_bot",
@@ -76,9 +86,11 @@ __all__ = [
     "resolve_sandbox",
     "run_duplicate_match",
     "run_match",
+    "run_on_grpc_loop",
     "sandbox_of",
     "seat_summaries",
     "summarize",
+    "trio_pusher",
     "wait_healthy",
     "with_seed",
 ]

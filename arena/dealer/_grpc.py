@@ -28,6 +28,7 @@ import contextlib
 import math
 import weakref
 from collections.abc import Callable
+from typing import Protocol
 
 import grpc
 import grpc.aio
@@ -36,7 +37,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.dealer import _bridge
-from arena.dealer._seat import MalformedStreamError, SeatBrokenError
+from arena.dealer._seat import MalformedStreamError, RateLimitedError, SeatBrokenError
 from arena.protocol import pb
 from arena.text import escape_untrusted
 
@@ -75,6 +76,32 @@ class _End:
         self.error = error
 
 
+class StreamOwner(Protocol):
+    """What a :class:`GrpcConnection` needs of whoever opened it: a :class:`GrpcBot`
+    (the dealer dialled the bot) or the dial-in server (the bot dialled the arena)."""
+
+    name: str
+    max_message_bytes: int
+    close_timeout: float
+
+    def forget(self, connection: GrpcConnection) -> None:
+        """The connection is over: drop it from the owner's open streams."""
+        ...
+
+
+class MessageGate(Protocol):
+    """Loop-side admission of a bot's messages (the dial-in server's rate limit).
+
+    ``wrote`` sees every message written to the bot, ``admit`` every message read from
+    it; a message ``admit`` refuses (returns why) cuts the stream with
+    :class:`RateLimitedError`.
+    """
+
+    def wrote(self, message: pb.DealerMessage) -> None: ...
+
+    def admit(self, message: pb.BotMessage) -> str | None: ...
+
+
 def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
     return [
         ("grpc.max_receive_message_length", max_message_bytes),
@@ -94,10 +121,21 @@ def _status_text(error: grpc.aio.AioRpcError) -> str:
 
 
 class GrpcConnection:
-    """One Play stream (one seat at one table). Made by :meth:`GrpcBot.connect`."""
+    """One Play stream (one seat at one table), either way round: made by
+    :meth:`GrpcBot.connect`, or by the dial-in server for a stream a bot opened.
 
-    def __init__(self, bot: GrpcBot, token: trio.lowlevel.TrioToken) -> None:
+    ``gate``, set before the stream starts, admits or refuses each message the bot sends.
+    """
+
+    def __init__(
+        self,
+        bot: StreamOwner,
+        token: trio.lowlevel.TrioToken,
+        *,
+        gate: MessageGate | None = None,
+    ) -> None:
         self._bot = bot
+        self._gate = gate
         send, self._inbox = trio.open_memory_channel[pb.BotMessage | _End](math.inf)
         self._push: Callable[[pb.BotMessage | _End], bool] = _bridge.trio_pusher(token, send)
         self._end: str | None = None  # Trio side: the end marker was received
@@ -162,6 +200,10 @@ class GrpcConnection:
         finally:
             _bridge.call_soon(self._abort, "the dealer closed the stream")
 
+    def is_open(self) -> bool:
+        """Whether the stream still runs (from Trio: nothing has ended or cut it)."""
+        return not self._closed and self._end is None and self._failed is None
+
     def _raise_if_over(self) -> None:
         if self._closed:
             raise SeatBrokenError("the dealer closed the stream")
@@ -171,6 +213,16 @@ class GrpcConnection:
             raise self._failed_error(self._failed)
 
     # --- loop side ---------------------------------------------------------------
+
+    def start_on_loop(self, call: grpc.aio.StreamStreamCall) -> None:
+        """Loop side: run this connection on ``call``, a stream a bot opened to the arena
+        (the dial-in server's adapter, with ``read``, ``write``, ``done_writing`` and
+        ``cancel`` like a client call)."""
+        self._start(call)
+
+    def abort_on_loop(self, reason: str) -> None:
+        """Loop side: end the stream now, with ``reason`` for the seat's records."""
+        self._abort(reason)
 
     def _start(self, call: grpc.aio.StreamStreamCall) -> None:
         self._call = call
@@ -208,6 +260,8 @@ class GrpcConnection:
                     if message is None:
                         await call.done_writing()
                         return
+                    if self._gate is not None:  # before the write: the answer may beat it back
+                        self._gate.wrote(message)
                     await call.write(message)
                     self._written += 1
                     self._progress.set()
@@ -234,6 +288,11 @@ class GrpcConnection:
                 except DecodeError:
                     reason = f"the bot sent {len(raw)} bytes that are not a BotMessage"
                     error_type = MalformedStreamError
+                    call.cancel()
+                    break
+                refused = self._gate.admit(message) if self._gate is not None else None
+                if refused is not None:
+                    reason, error_type = refused, RateLimitedError
                     call.cancel()
                     break
                 self._received += 1
@@ -282,7 +341,7 @@ class GrpcConnection:
         for task in (self._reader, self._writer):
             if task is not None and not task.done():
                 task.cancel()
-        self._bot._connections.discard(self)
+        self._bot.forget(self)
 
 
 class GrpcBot:
@@ -315,6 +374,9 @@ class GrpcBot:
 
     def __repr__(self) -> str:
         return f"GrpcBot({self.name!r}, {self.address!r})"
+
+    def forget(self, connection: GrpcConnection) -> None:
+        self._connections.discard(connection)
 
     async def connect(self) -> GrpcConnection:
         """Open a Play stream; raises :class:`SeatBrokenError` if the bot is unreachable."""

@@ -20,7 +20,7 @@ from arena.dealer._answers import StaleFlood, describe_action, receive_action
 from arena.dealer._chips import ChipLedger
 from arena.dealer._clock import CPU, WALL, DecisionClock, breach_fault, read_breach, read_cpu
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
-from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError
+from arena.dealer._seat import BotDriver, MalformedStreamError, RateLimitedError, SeatBrokenError
 from arena.dealer._seat_record import HandObserver, deck_for
 from arena.dealer._seat_record import SeatRecord as _Seat
 from arena.dealer._settings import (
@@ -313,6 +313,9 @@ class _MatchRunner:
                     issued=seat.issued,
                     on_dropped=lambda: self._count_stale(seat),
                 )
+            except RateLimitedError as error:
+                await self._break(seat, hand_number, "", record=False)
+                reason, detail = pb.FAULT_REASON_RATE_LIMITED, f"stream cut: {error}"
             except MalformedStreamError as error:
                 await self._break(seat, hand_number, "", record=False)
                 reason, detail = pb.FAULT_REASON_MALFORMED, f"stream cut: {error}"

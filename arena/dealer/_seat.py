@@ -28,6 +28,11 @@ class MalformedStreamError(SeatBrokenError):
     """The bot sent bytes that are not a message, so its stream was cut (a MALFORMED fault)."""
 
 
+class RateLimitedError(SeatBrokenError):
+    """The bot sent more unasked-for messages than its rate limit allows, so its stream
+    was cut (a RATE_LIMITED fault; the dial-in server's limit)."""
+
+
 class SeatConnection(Protocol):
     """One Play stream: send dealer messages, receive bot messages, in order."""
 
