@@ -27,7 +27,7 @@ import secrets
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -105,6 +105,23 @@ def token_name(token: str) -> str | None:
     if not token.startswith(TOKEN_PREFIX) or not NAME.match(name) or len(digits) != 64:
         return None
     return name
+
+
+def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
+    """The token of a call's ``authorization: Bearer TOKEN`` metadata, or None.
+
+    None unless there is exactly one ``authorization`` entry, a text one, with the scheme
+    ``Bearer`` (any case, RFC 7235) and one token after it: two headers are refused, not
+    picked from, so no proxy or check can disagree about which one counted.
+    """
+    values = [value for key, value in metadata or () if key.lower() == "authorization"]
+    if len(values) != 1 or not isinstance(values[0], str) or len(values[0]) > 300:
+        return None
+    scheme, _, token = values[0].strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or any(c.isspace() for c in token):
+        return None
+    return token
 
 
 def _digest(token: str) -> str:
@@ -446,6 +463,11 @@ class TokenVerifier:
             if same and (live.expires is None or now < live.expires):
                 found = live
         return None if found is None else Identity(found.name, found.sha256)
+
+    def check_metadata(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> Identity | None:
+        """:meth:`check` of the call's ``authorization: Bearer`` token (:func:`bearer_token`)."""
+        token = bearer_token(metadata)
+        return None if token is None else self.check(token)
 
     def still_valid(self, identity: Identity) -> bool:
         """Whether the token behind ``identity`` is still live (False once revoked, expired,

@@ -21,6 +21,7 @@ from arena.server._tokens import (
     TokenStore,
     TokenStoreError,
     TokenVerifier,
+    bearer_token,
     new_token,
     token_name,
 )
@@ -361,3 +362,32 @@ class TestVerifier:
         assert verifier.refresh() is False
         store.add("bob")
         assert verifier.refresh() is True
+
+
+class TestBearer:
+    def test_one_bearer_header_is_the_token(self, path: Path, clock: Clock):
+        """issue 11 item 2: `authorization: Bearer TOKEN` (scheme in any case) proves the bot."""
+        token = TokenStore(path, clock=clock).add("alice")
+        verifier = TokenVerifier(path, clock=clock)
+        for value in (f"Bearer {token}", f"bearer {token}", f"BEARER  {token} "):
+            assert token == bearer_token([("user-agent", "x"), ("authorization", value)])
+        identity = verifier.check_metadata([("authorization", f"Bearer {token}")])
+        assert identity is not None and "alice" == identity.name
+
+    def test_anything_else_is_no_token(self, path: Path, clock: Clock):
+        """issue 11 item 2: none, two, bytes, another scheme, no token, extra words: None."""
+        token = TokenStore(path, clock=clock).add("alice")
+        verifier = TokenVerifier(path, clock=clock)
+        refused = [
+            None,
+            [],
+            [("authorization", token)],
+            [("authorization", f"Basic {token}")],
+            [("authorization", "Bearer ")],
+            [("authorization", f"Bearer {token} extra")],
+            [("authorization", f"Bearer {token}".encode())],
+            [("authorization", f"Bearer {token}"), ("authorization", f"Bearer {token}")],
+            [("authorization", f"Bearer {token}"), ("Authorization", "Bearer wrong")],
+            [("authorization", f"Bearer {token}" + " " * 10_000)],
+        ]
+        assert [None] * len(refused) == [verifier.check_metadata(m) for m in refused]
