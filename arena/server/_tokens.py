@@ -421,6 +421,8 @@ class TokenVerifier:
         """
         try:
             info = os.stat(self.path)
+        except FileNotFoundError:
+            return self._fail(f"{self.path}: no token store (create it with `arena bots add NAME`)")
         except OSError as error:
             return self._fail(f"{self.path}: cannot read the token store: {error.strerror}")
         signature = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode)

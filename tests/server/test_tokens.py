@@ -323,7 +323,7 @@ class TestVerifier:
         """issue 11 item 2: no store, no token: every check is None and error says why."""
         verifier = TokenVerifier(path, clock=clock)
         assert verifier.check(new_token("alice")) is None
-        assert verifier.error and str(path) in verifier.error
+        assert verifier.error and str(path) in verifier.error and "arena bots add" in verifier.error
         token = TokenStore(path, clock=clock).add("alice")
         verifier.refresh()
         assert verifier.check(token) is not None
