@@ -283,6 +283,14 @@ class GrpcConnection:
                 raw = await call.read()
                 if raw is grpc.aio.EOF:
                     break
+                if len(raw) > self._bot.max_message_bytes:  # the dial-in server's own cap
+                    reason = (
+                        f"the bot sent a message of {len(raw)} bytes "
+                        f"(at most {self._bot.max_message_bytes})"
+                    )
+                    error_type = MalformedStreamError
+                    call.cancel()
+                    break
                 try:
                     message = pb.BotMessage.FromString(raw)
                 except DecodeError:
