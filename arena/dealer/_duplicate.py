@@ -104,7 +104,8 @@ async def run_duplicate_match(
     and all play ``settings.hands`` hands together (deck ``d`` at every table, with
     the button on every seat across them). Give each (seat, table) its own freshly
     started driver and no process sees a deck twice (``duplicate_isolated`` in the
-    result); the same driver object at several tables plays, with that weaker
+    result); the same driver object (or drivers naming the same ``process``, as the
+    streams of a bot that dials in do) at several tables plays, with that weaker
     guarantee. ``on_hand``, ``on_fault`` and ``stop_when`` see the merged match: hands
     and faults in block order with match-wide hand numbers, ``stop_when`` after every
     whole block; a table that cannot go on (too few seats) ends all at that block.
@@ -113,8 +114,8 @@ async def run_duplicate_match(
     if not 2 <= n <= 7 or any(len(table) != n for table in tables):
         raise ValueError(f"a duplicate match has one table per seat (2 to 7), got {n} tables")
     seeded = with_seed(settings)
-    drivers = [id(driver) for table in tables for driver in table]
-    isolated = len(set(drivers)) == len(drivers)
+    processes = [id(_process_of(driver)) for table in tables for driver in table]
+    isolated = len(set(processes)) == len(processes)
 
     def runner_of(rotation: _Rotation) -> _MatchRunner:
         k = rotation.index
@@ -144,6 +145,14 @@ async def run_duplicate_match(
                 for rotation in rotations:
                     nursery.start_soon(rotation.runner.finish)
     return _merged(rotations, isolated)
+
+
+def _process_of(driver: BotDriver) -> object:
+    """What plays behind ``driver``: its ``process`` when it names one (a stream leased
+    from a bot that dials in names that bot, so all its tables count as one process),
+    else the driver itself."""
+    process = getattr(driver, "process", None)
+    return driver if process is None else process
 
 
 def _merged(rotations: Sequence[_Rotation], isolated: bool) -> MatchResult:

@@ -5,6 +5,10 @@ it: the built-in kinds are ``builtin``, ``address`` and ``command``, a plugin ma
 others), a ``target`` for that driver (a policy name, ``HOST:PORT``, a command line,
 or whatever the plugin wants) and per-bot settings (``requires``, ``workdir``).
 
+Kind ``remote`` (issue 11) is a bot that dials in to ``arena serve``: no plugin opens
+it, the server hands the tournament its driver; its target is the bot's own name (the
+one its token was issued for), so a renamed copy ``NAME.2`` still points at it.
+
 :func:`make_bot` is the one place a kind's target is checked; the two ways of
 writing a bot, ``[NAME=]SPEC`` on the command line (:func:`parse_bot_text`) and a
 ``[[bots]]`` table (:func:`bot_from_fields`), both end there. Errors are
@@ -29,6 +33,13 @@ from arena.policies import BUILT_IN
 BUILTIN_KINDS = ("builtin", "command", "address")
 """The kinds arena's own driver plugins open; any other kind needs its own plugin."""
 
+REMOTE = "remote"
+"""The kind of a bot that dials in (``remote = true``, ``remote:NAME``): only ``arena
+serve`` opens it (the server's driver leases one stream per table)."""
+
+FILE_KINDS = (*BUILTIN_KINDS, REMOTE)
+"""Kinds a tournament file names with a key of their own (others: ``plugin = KIND``)."""
+
 NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")
 """A bot name: it names records, folders and database rows."""
 
@@ -45,7 +56,8 @@ class BotSpecError(ValueError):
     """A bot description that cannot be used; ``field`` is the part it is about.
 
     ``field`` is a tournament-file key (``"builtin"``, ``"command"``, ``"address"``,
-    ``"plugin"``, ``"target"``, ``"workdir"``) or ``None`` for the whole entry.
+    ``"remote"``, ``"plugin"``, ``"target"``, ``"requires"``, ``"workdir"``) or ``None``
+    for the whole entry.
     """
 
     def __init__(self, field: str | None, problem: str) -> None:
@@ -94,7 +106,11 @@ class BotSpec:
     def to_dict(self) -> dict[str, Any]:
         """The tournament-file keys of this bot, as stored (and compared on resume)."""
         data: dict[str, Any] = {"name": self.name}
-        if self.kind in BUILTIN_KINDS:
+        if self.kind == REMOTE:
+            data[REMOTE] = True
+            if self.target != self.name:  # `NAME=remote:other` on the command line only
+                data["remote_target"] = self.target
+        elif self.kind in BUILTIN_KINDS:
             data[self.kind] = self.target
         else:
             data["plugin"] = self.kind
@@ -126,7 +142,7 @@ def make_bot(
     limits: BotLimits | None = None,
 ) -> BotSpec:
     """A checked :class:`BotSpec`: the one place a kind's target is validated."""
-    field = kind if kind in BUILTIN_KINDS else "plugin"
+    field = kind if kind in FILE_KINDS else "plugin"
     if kind == "builtin":
         problem = policy_problem(target)
         if problem is not None:
@@ -141,6 +157,8 @@ def make_bot(
             raise BotSpecError(field, f"cannot parse the command: {error}") from None
         if not argv:
             raise BotSpecError(field, "the command is empty")
+    elif kind == REMOTE:
+        _check_remote(name, target, requires)
     elif not KIND.match(kind):
         raise BotSpecError(field, f"{kind!r} is not a driver kind (letters, digits, - _ .)")
     if workdir is not None and kind != "command":
@@ -152,6 +170,19 @@ def make_bot(
             "limits", f"only used by command bots; bot {name!r} is a {_kind_word(kind)} bot"
         )
     return BotSpec(name, kind, target, requires, workdir, limits)
+
+
+def _check_remote(name: str, target: str, requires: str | None) -> None:
+    """A remote bot's target is a bot name (its token's); nothing is run here, so no ``requires``."""
+    if not NAME.match(target):
+        raise BotSpecError(
+            REMOTE, f"{target!r} is not a bot name: 1-64 characters from A-Z a-z 0-9 _ . -"
+        )
+    if requires is not None:
+        raise BotSpecError(
+            "requires",
+            f"only used by bots the arena runs here; bot {name!r} is a remote bot (it dials in)",
+        )
 
 
 def limits_to_dict(limits: BotLimits) -> dict[str, Any]:
@@ -170,15 +201,17 @@ def limits_to_dict(limits: BotLimits) -> dict[str, Any]:
 
 
 def _kind_word(kind: str) -> str:
-    return kind if kind in BUILTIN_KINDS else "plugin"
+    return kind if kind in FILE_KINDS else "plugin"
 
 
 def parse_bot_text(text: str) -> BotSpec:
     """A bot from the command line: ``[NAME=]builtin:POLICY``, ``[NAME=]HOST:PORT``,
-    ``[NAME=]plugin:KIND:TARGET`` or ``[NAME=]COMMAND``.
+    ``[NAME=]remote:BOT``, ``[NAME=]plugin:KIND:TARGET`` or ``[NAME=]COMMAND``.
 
-    Without ``NAME=`` the name is the policy, the address, ``KIND-bot`` or the
-    command's last word (``bot.py`` -> ``bot``). Raises :class:`BotSpecError`.
+    Without ``NAME=`` the name is the policy, the address, the remote bot's name,
+    ``KIND-bot`` or the command's last word (``bot.py`` -> ``bot``). ``remote:`` comes
+    before addresses (``remote:50051`` is the bot named ``50051``, not a host
+    ``remote``). Raises :class:`BotSpecError`.
     """
     raw = text.strip()
     if not raw:
@@ -190,10 +223,15 @@ def parse_bot_text(text: str) -> BotSpec:
     if raw.startswith("builtin:"):
         policy = raw.removeprefix("builtin:")
         return make_bot(name or policy, "builtin", policy)
+    if raw.startswith("remote:"):
+        target = raw.removeprefix("remote:")
+        return make_bot(name or target, REMOTE, target)
     if raw.startswith("plugin:"):
         kind, _, target = raw.removeprefix("plugin:").partition(":")
         if not KIND.match(kind):
             raise BotSpecError("plugin", "expected plugin:KIND:TARGET, e.g. plugin:example:")
+        if kind == REMOTE:
+            raise BotSpecError("plugin", "use remote:NAME for a bot that dials in")
         return make_bot(name or f"{kind}-bot", kind, target)
     if ADDRESS.match(raw):
         return make_bot(name or raw, "address", raw)
@@ -210,27 +248,34 @@ def bot_from_fields(
     *,
     base: Path,
     limits: BotLimits | None = None,
+    remote: bool = False,
 ) -> BotSpec:
     """A bot from a ``[[bots]]`` table whose values are already strings (or absent).
 
-    ``fields`` holds the entry's keys other than ``name``; exactly one of
-    ``builtin``, ``command``, ``address`` or ``plugin`` names the kind. A command runs
-    in ``workdir`` (relative to ``base``), else in ``base``. Raises
+    ``fields`` holds the entry's keys other than ``name`` and ``remote``; exactly one
+    of ``builtin``, ``command``, ``address`` or ``plugin`` names the kind, unless
+    ``remote`` (``remote = true``: a bot that dials in, with none of them). A command
+    runs in ``workdir`` (relative to ``base``), else in ``base``. Raises
     :class:`BotSpecError` naming the key.
     """
     given = {key: value for key, value in fields.items() if value is not None}
     kinds = [key for key in (*BUILTIN_KINDS, "plugin") if key in given]
+    if remote:
+        return _remote_from_fields(name, given, kinds, limits)
     if len(kinds) != 1:
         what = " and ".join(kinds) if kinds else "none"
         raise BotSpecError(
             kinds[1] if kinds else None,
-            f"bot {name!r} needs exactly one of builtin, command, address or plugin (got {what})",
+            f"bot {name!r} needs exactly one of builtin, command, address or plugin "
+            f"(got {what}), or remote = true for a bot that dials in",
         )
     key = kinds[0]
     if "target" in given and key != "plugin":
         raise BotSpecError("target", f"only used by plugin bots; bot {name!r} is a {key} bot")
     if key == "plugin":
         kind, target = given["plugin"] or "", given.get("target") or ""
+        if kind == REMOTE:
+            raise BotSpecError("plugin", "use remote = true for a bot that dials in")
         if kind in BUILTIN_KINDS:
             raise BotSpecError("plugin", f"use {kind} = ... for the built-in kind")
     else:
@@ -241,4 +286,21 @@ def bot_from_fields(
         workdir = (base / Path(workdir_text).expanduser()).resolve()
     return make_bot(
         name, kind, target, requires=given.get("requires"), workdir=workdir, limits=limits
+    )
+
+
+def _remote_from_fields(
+    name: str, given: Mapping[str, str | None], kinds: list[str], limits: BotLimits | None
+) -> BotSpec:
+    """``remote = true``: the bot dials in, so no key says how to run or reach it."""
+    for key in (*kinds, "target"):
+        if key in given:
+            raise BotSpecError(
+                key,
+                f"bot {name!r} has remote = true (it dials in to `arena serve`): "
+                f"remove {key}, or remove remote",
+            )
+    workdir = Path(given["workdir"] or "") if "workdir" in given else None  # refused by make_bot
+    return make_bot(
+        name, REMOTE, name, requires=given.get("requires"), workdir=workdir, limits=limits
     )

@@ -78,8 +78,8 @@ _GAME_INT: tuple[str, ...] = ("small_blind", "big_blind", "small_bet", "big_bet"
 _GAME_INT += ("max_draw", "max_bets_per_round")
 _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
-_BOT_KEYS: tuple[str, ...] = ("name", "builtin", "command", "address", "plugin", "target")
-_BOT_KEYS += ("requires", "workdir", "limits")
+_BOT_STRINGS = ("builtin", "command", "address", "plugin", "target", "requires", "workdir")
+_BOT_KEYS = ("name", *_BOT_STRINGS, "remote", "limits")
 
 
 def _type_name(value: object) -> str:
@@ -458,9 +458,10 @@ class _Parser:
         if "name" not in entry:
             raise self.fail(f"{p}.name", "missing: every bot needs a name")
         name = self.bot_name(entry["name"], f"{p}.name")
-        fields = {key: self.string(entry, p, key) for key in _BOT_KEYS[1:-1] if key in entry}
+        fields = {key: self.string(entry, p, key) for key in _BOT_STRINGS if key in entry}
+        remote = self.boolean(entry, p, "remote", False)  # a bot that dials in (issue 11)
         limits = parse_limits(self, entry["limits"], f"{p}.limits") if "limits" in entry else None
         try:
-            return bot_from_fields(name, fields, base=self.base, limits=limits)
+            return bot_from_fields(name, fields, base=self.base, limits=limits, remote=remote)
         except BotSpecError as error:
             raise self.fail(f"{p}.{error.field}" if error.field else p, error.problem) from None

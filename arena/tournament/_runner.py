@@ -9,6 +9,10 @@ dealing each bot is started once per rotation (a heads-up tournament starts ever
 launched bot twice) and instance ``k`` plays only the ``k``-th table of each match, so
 no process ever sees a deck twice (issue 9): what it remembers of its own cards never
 tells it what an opponent holds at another table.
+
+Bots that dial in (``remote = true``, issue 11) are opened once, by ``arena serve``'s
+opener, and lease one stream per table: :mod:`arena.tournament._dispatch` picks the
+next match whose bots can all play now, and waits (saying for whom) when none can.
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ from arena.dealer import (
 )
 from arena.engine import Hand
 from arena.ratings import ChipSprt, EloSystem, bounded_rating
-from arena.tournament._bots import BotSpec
+from arena.tournament._bots import REMOTE, BotSpec
 from arena.tournament._config import TournamentConfig, TournamentConfigError
+from arena.tournament._dispatch import Dispatcher, leasable
 from arena.tournament._drivers import open_builtin_bot
 from arena.tournament._errors import TournamentError, expected_error
 from arena.tournament._formats import build_schedule
@@ -85,6 +90,9 @@ class Progress:
     notes: list[str] = dataclasses.field(default_factory=list)
     not_started: int = 0
     """Matches recorded as forfeits because a bot could not start (resume retries them)."""
+    waiting_for: list[str] = dataclasses.field(default_factory=list)
+    """Bots that dial in whose streams the next matches wait for, while none can be played
+    (sorted; empty when something plays). Reported once per change."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -113,7 +121,8 @@ async def _open_bots(
     opener: DriverOpener | None,
 ) -> tuple[Instances, dict[str, str]]:
     """Start every bot (as many instances as it needs); returns the drivers and, for each
-    bot that did not start, why. Instance k > 0 is named ``NAME.k+1`` (its log files)."""
+    bot that did not start, why. Instance k > 0 is named ``NAME.k+1`` (its log files).
+    A bot that dials in is opened once: its driver leases a stream per table."""
     drivers: Instances = {}
     failed: dict[str, str] = {}
     for name in sorted(needed):
@@ -127,11 +136,17 @@ async def _open_bots(
                     else open_builtin_bot(copy, config.driver_context())
                 )
                 drivers.setdefault(name, []).append(await stack.enter_async_context(manager))
+                if leasable(drivers[name][0]) is not None:
+                    break
         except BaseException as error:  # LookupError: no driver for its kind
             cause = expected_error(error, (BotStartError, LookupError))
             if cause is None:
                 raise
             failed[name] = error_tail(cause)
+            if entry.kind == REMOTE and isinstance(cause, LookupError):
+                failed[name] = (
+                    "it dials in: remote bots need `arena serve` (nothing else opens them)"
+                )
     return drivers, failed
 
 
@@ -281,14 +296,18 @@ async def _play_all(
     at a time, so the ratings before a match are the ones stored."""
     elo = EloSystem(k=config.ratings.k, start=config.ratings.start)
     record_lock = trio.Lock()
-    needed = {name for match in pending for name in match.seats}
-    per_bot = {name: trio.CapacityLimiter(config.max_tables_per_bot) for name in needed}
 
-    async def play(match: Any) -> None:
-        async with contextlib.AsyncExitStack() as held:
-            for name in sorted(set(match.seats)):  # one global order: no deadlock
-                await held.enter_async_context(per_bot[name])
-            played = await _play_one(config, match, drivers, observers)
+    def waiting(names: list[str]) -> None:
+        progress.waiting_for = names
+        if on_progress is not None:
+            on_progress(progress)
+
+    dispatcher = Dispatcher(  # each match is taken exactly once, when its bots can play
+        pending, drivers, max_tables_per_bot=config.max_tables_per_bot, on_waiting=waiting
+    )
+
+    async def play(match: Any, tables: list[list[BotDriver]]) -> None:
+        played = await _play_one(config, match, tables, observers)
         async with record_lock:
             await trio.to_thread.run_sync(
                 _record, store, progress.tournament_id, config, match, played, game_type, elo
@@ -300,11 +319,12 @@ async def _play_all(
             if on_progress is not None:
                 on_progress(progress)
 
-    queue = iter(pending)  # shared by the workers: each match is taken exactly once
-
     async def worker() -> None:
-        for match in queue:
-            await play(match)
+        while (taken := await dispatcher.take()) is not None:
+            try:
+                await play(taken.match, taken.tables)
+            finally:
+                await dispatcher.release(taken)
 
     try:
         async with trio.open_nursery() as nursery:  # `concurrency` tables at once
@@ -358,16 +378,17 @@ async def _forfeit_unstarted(
 async def _play_one(
     config: TournamentConfig,
     match: ScheduledMatch,
-    drivers: Instances,
+    tables: list[list[BotDriver]],
     observers: Observers,
 ) -> _Played:
-    """Play one match into its folder; a folder that cannot be written is a TournamentError."""
+    """Play one match into its folder (``tables[k][i]``: seat ``i`` at table ``k``, one
+    table unless duplicate); a folder that cannot be written is a TournamentError."""
     settings = config.match_settings(match)
     folder = config.output / config.name / match.key
     try:
         recorder = MatchRecorder(folder, settings)
         try:
-            return await _play_recorded(config, match, settings, drivers, observers, recorder)
+            return await _play_recorded(config, match, settings, tables, observers, recorder)
         finally:
             recorder.close()
     except BaseException as error:  # disk full, a folder made read-only: name it, keep the rest
@@ -386,15 +407,13 @@ async def _play_recorded(
     config: TournamentConfig,
     match: Any,
     settings: MatchSettings,
-    drivers: Instances,
+    tables: list[list[BotDriver]],
     observers: Observers,
     recorder: MatchRecorder,
 ) -> _Played:
     seats = list(match.seats)
     block = len(seats) if match.duplicate else 1
-    recorder.match_started(
-        seats, settings.seed, sandbox=[sandbox_of(drivers[name][0]) for name in seats]
-    )
+    recorder.match_started(seats, settings.seed, sandbox=[sandbox_of(d) for d in tables[0]])
     if observers.on_match_started is not None:
         observers.on_match_started(settings.match_id, seats, settings)
     observe = observers.on_hand
@@ -405,14 +424,13 @@ async def _play_recorded(
             observe(settings.match_id, number, hand, table_seats, names)
 
     stop_when = _early_stop(config, block) if config.early_stop and len(seats) == 2 else None
-    if match.duplicate:  # table k: every bot's k-th instance
-        tables = [[drivers[name][k] for name in seats] for k in range(block)]
+    if match.duplicate:  # table k: every bot's k-th instance (or k-th leased stream)
         result = await run_duplicate_match(
             tables, settings, on_hand=on_hand, on_fault=recorder.on_fault, stop_when=stop_when
         )
     else:
         result = await run_match(
-            [drivers[name][0] for name in seats],
+            tables[0],
             settings,
             on_hand=on_hand,
             on_fault=recorder.on_fault,

@@ -1,0 +1,211 @@
+"""Which match plays next: the first pending one whose bots can all play now (issue 11).
+
+A launched, address or built-in bot can always take a table. A bot that dials in
+(``remote = true``) can only while it keeps streams open: ``arena serve`` hands the
+tournament one :class:`LeasableDriver` per such bot, which says how many streams are
+free and leases them, one driver per table. So the workers take, in schedule order,
+the first match whose leasable bots have the streams it needs (one, or one per seat
+under duplicate: its rotations play in lockstep) and whose bots are under
+``max_tables_per_bot``; they lease those streams in the same Trio step as the check
+(no ``await`` between), so two workers never take the same ones. A match whose bot is
+away waits while the others play; when none can start and none is playing, the names
+of the bots the matches wait for are reported, once per change, and the workers poll
+until a stream comes (or a match ends). The tournament never ends with matches left:
+it waits (Ctrl-C stops it as always; ``resume`` plays the rest).
+
+Nothing here imports the server: the protocol is duck-typed (a driver with
+``free_tables`` and ``lease``).
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import trio
+
+from arena.dealer import BotDriver
+from arena.tournament._instances import Instances
+
+POLL_SECONDS = 0.2
+"""How often waiting workers look again for streams that came (a match ending wakes them too)."""
+
+
+@runtime_checkable
+class LeasableDriver(Protocol):
+    """A bot that dials in, as ``arena serve`` hands it to the tournament.
+
+    ``free_tables()``: the streams the bot has open and not yet leased (0 while it is
+    not connected). ``lease(count)``: ``count`` drivers, each an ordinary
+    :class:`~arena.dealer.BotDriver` for one table of one match holding one stream
+    (its ``process`` attribute is this driver); raises :class:`LookupError` if fewer
+    than ``count`` streams are free at that moment. Both are synchronous: the check
+    and the lease happen in one step.
+    """
+
+    name: str
+
+    def free_tables(self) -> int: ...
+
+    def lease(self, count: int) -> list[BotDriver]: ...
+
+
+def leasable(driver: object) -> LeasableDriver | None:
+    """``driver`` if it is a bot that dials in (it leases streams), else ``None``."""
+    return driver if isinstance(driver, LeasableDriver) else None
+
+
+def tables_of(match: Any) -> int:
+    """Tables a match plays at once: one per seat under duplicate (rotations in lockstep)."""
+    return len(match.seats) if match.duplicate else 1
+
+
+@dataclass(slots=True)
+class Taken:
+    """A match a worker took: ``tables[k][i]`` plays seat ``i`` at table ``k``.
+
+    ``leased`` are the drivers leased for it (closed by :meth:`Dispatcher.release`).
+    """
+
+    match: Any
+    tables: list[list[BotDriver]]
+    leased: list[BotDriver] = field(default_factory=list)
+
+
+class Dispatcher:
+    """Hands the pending matches to the workers, each once (see the module docstring).
+
+    ``on_waiting(names)`` is called when the bots waited for change: the sorted names
+    of the leasable bots without the streams the matches need, while nothing can start
+    and nothing plays; ``[]`` once something starts again.
+    """
+
+    def __init__(
+        self,
+        pending: Sequence[Any],
+        drivers: Instances,
+        *,
+        max_tables_per_bot: int,
+        on_waiting: Callable[[list[str]], None] | None = None,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
+        self._pending = list(pending)  # schedule order
+        self._drivers = drivers
+        self._limit = max_tables_per_bot
+        self._on_waiting = on_waiting
+        self._poll = poll_seconds
+        self._in_flight: collections.Counter[str] = collections.Counter()
+        self._running = 0
+        self._changed = trio.Event()
+        self._spoiled: list[BotDriver] = []  # leased for a match that could not start
+        self.waiting_for: list[str] = []
+
+    @property
+    def remaining(self) -> int:
+        """Matches not yet taken."""
+        return len(self._pending)
+
+    async def take(self) -> Taken | None:
+        """The next match to play, waiting for its bots if need be; ``None`` when none is left."""
+        while self._pending:
+            taken = self.take_nowait()
+            await self._close(self._spoiled)
+            if taken is not None:
+                self._report([])
+                return taken
+            if self._running == 0:
+                self._report(self.absent())
+            with trio.move_on_after(self._poll):
+                await self._changed.wait()
+        return None
+
+    def take_nowait(self) -> Taken | None:
+        """The first pending match that can start now, its streams leased; else ``None``.
+
+        A lease refused with :class:`LookupError` (the stream went away since the
+        check) leaves the match pending; that bot is skipped for the rest of this look.
+        """
+        refused: set[str] = set()
+        for index, match in enumerate(self._pending):
+            if not self._can_start(match, refused):
+                continue
+            taken = self._lease(match, refused)
+            if taken is None:
+                continue
+            del self._pending[index]
+            self._running += 1
+            self._in_flight.update(set(match.seats))
+            return taken
+        return None
+
+    async def release(self, taken: Taken) -> None:
+        """The match is over: close its leased drivers, free its bots, wake the waiters."""
+        try:
+            await self._close(taken.leased)
+        finally:
+            self._running -= 1
+            self._in_flight.subtract(set(taken.match.seats))
+            self._changed.set()
+            self._changed = trio.Event()
+
+    def absent(self) -> list[str]:
+        """The leasable bots without the free streams some pending match needs, sorted."""
+        names = set()
+        for match in self._pending:
+            for name in match.seats:
+                bot = leasable(self._drivers[name][0])
+                if bot is not None and bot.free_tables() < tables_of(match):
+                    names.add(name)
+        return sorted(names)
+
+    def _can_start(self, match: Any, refused: set[str]) -> bool:
+        names = set(match.seats)
+        if any(self._in_flight[name] >= self._limit or name in refused for name in names):
+            return False
+        need = tables_of(match)
+        for name in names:
+            bot = leasable(self._drivers[name][0])
+            if bot is not None and bot.free_tables() < need:
+                return False
+        return True
+
+    def _lease(self, match: Any, refused: set[str]) -> Taken | None:
+        """Lease every leasable seat's streams (synchronously); ``None`` if one is refused."""
+        need = tables_of(match)
+        leases: dict[str, list[BotDriver]] = {}
+        for name in sorted(set(match.seats)):
+            bot = leasable(self._drivers[name][0])
+            if bot is None:
+                continue
+            try:
+                got = list(bot.lease(need))
+            except LookupError:
+                got = None
+            if got is None or len(got) != need:
+                refused.add(name)
+                self._spoiled.extend(driver for drivers in leases.values() for driver in drivers)
+                self._spoiled.extend(got or ())
+                return None
+            leases[name] = got
+        tables = [
+            [leases[name][k] if name in leases else self._drivers[name][k] for name in match.seats]
+            for k in range(need)
+        ]
+        return Taken(match, tables, [d for drivers in leases.values() for d in drivers])
+
+    def _report(self, names: list[str]) -> None:
+        if names != self.waiting_for:
+            self.waiting_for = names
+            if self._on_waiting is not None:
+                self._on_waiting(list(names))
+
+    @staticmethod
+    async def _close(drivers: list[BotDriver]) -> None:
+        """Close leased drivers, even while cancelled (their streams go back or end)."""
+        closing = list(drivers)
+        drivers.clear()
+        with trio.CancelScope(shield=True):
+            for driver in closing:
+                await driver.aclose()
