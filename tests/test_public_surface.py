@@ -83,7 +83,7 @@ PUBLIC = {
         "short_name"
     },
     "arena.sdk": {
-        "ADDRESS_ENV", "Bot", "Decision", "run", "serve"
+        "ADDRESS_ENV", "Bot", "Decision", "DialError", "dial", "run", "serve"
     },
     "arena.policies": {
         "BUILT_IN", "CallingStation", "make_policy", "MonteCarloPolicy", "Policy",

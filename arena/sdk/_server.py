@@ -16,6 +16,7 @@ import contextlib
 import os
 import signal
 import stat
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -26,6 +27,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.protocol import pb, pb_grpc
 from arena.sdk._bot import Bot
+from arena.sdk._dial import TOKEN_ENV, DialError, dial
+from arena.text import escape_untrusted
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 """The arena sets this to where a launched bot must listen (``127.0.0.1:PORT`` or ``unix:PATH``)."""
@@ -154,13 +157,44 @@ def _stop_self() -> None:
 
 
 def run(bot: Bot, argv: list[str] | None = None) -> None:
-    """Command-line entry for a bot: listen where the arena says, serve until stopped.
+    """Command-line entry for a bot: serve where the arena says, or dial in to an arena.
 
-    The address comes from ``--address``, else ``$ARENA_BOT_ADDRESS``, else
-    ``127.0.0.1:50051``.
+    Serving: the address comes from ``--address``, else ``$ARENA_BOT_ADDRESS``, else
+    ``127.0.0.1:50051``. With ``--dial HOST:PORT`` the bot connects to the arena instead
+    (:func:`~arena.sdk.dial`), with the token from ``--token`` or ``$ARENA_TOKEN``; a
+    refusal is one line on stderr and exit status 2.
     """
     watch_the_arena()  # first: the arena may die while this bot is still starting
     parser = argparse.ArgumentParser(description=f"arena bot {bot.name}")
     parser.add_argument("--address", default=os.environ.get(ADDRESS_ENV, "127.0.0.1:50051"))
+    parser.add_argument("--dial", metavar="HOST:PORT", help="dial in to the arena at HOST:PORT")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_ENV, ""),
+        help=f"the bot's token (default ${TOKEN_ENV}, which other users cannot see in ps)",
+    )
+    parser.add_argument(
+        "--ca", metavar="FILE", help="PEM file of the CA that signed the arena's certificate"
+    )
+    parser.add_argument(
+        "--insecure", action="store_true", help="plain text (loopback addresses only)"
+    )
+    parser.add_argument("--tables", type=int, default=1, help="tables to play at once (default 1)")
     args = parser.parse_args(argv)
-    asyncio.run(serve(bot, args.address))
+    if args.dial is None:
+        asyncio.run(serve(bot, args.address))
+        return
+    try:
+        asyncio.run(
+            dial(
+                bot,
+                args.dial,
+                token=args.token,
+                ca=args.ca,
+                insecure=args.insecure,
+                tables=args.tables,
+            )
+        )
+    except DialError as error:
+        print(f"{escape_untrusted(bot.name, one_line=True)}: {error.message}", file=sys.stderr)
+        raise SystemExit(2) from None
