@@ -174,6 +174,8 @@ def _load_pair(cert: Path, key: Path) -> tuple[bytes, bytes]:
     """``(key PEM, certificate chain PEM)`` checked by OpenSSL to parse and match."""
     chain = _read_pem(cert, "certificate", b"-----BEGIN CERTIFICATE-----")
     private = _read_pem(key, "key", b"PRIVATE KEY-----")
+    if b"ENCRYPTED" in private:
+        raise ListenError(f"TLS key {_show(key)}: encrypted (gRPC needs an unencrypted PEM key)")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     try:
         context.load_cert_chain(cert, key, password=_no_password)

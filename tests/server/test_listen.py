@@ -318,7 +318,19 @@ def _pem_errors(tmp_path: Path, material: TlsMaterial) -> dict[str, tuple[Path, 
     text = tmp_path / "text.pem"
     text.write_text("hello\n")
     other = make_tls_material(tmp_path / "other")
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(material.key.read_bytes(), None)
+    encrypted = tmp_path / "encrypted.key"
+    encrypted.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"secret"),
+        )
+    )
     return {
+        "encrypted": (material.cert, encrypted),
         "missing": (missing, material.key),
         "not-pem-cert": (text, material.key),
         "not-pem-key": (material.cert, text),
@@ -330,6 +342,7 @@ def _pem_errors(tmp_path: Path, material: TlsMaterial) -> dict[str, tuple[Path, 
 @pytest.mark.parametrize(
     ("case", "why"),
     [
+        ("encrypted", "TLS key {key}: encrypted (gRPC needs an unencrypted PEM key)"),
         ("missing", "TLS certificate {cert}: No such file or directory"),
         ("not-pem-cert", "TLS certificate {cert}: not a PEM certificate"),
         ("not-pem-key", "TLS key {key}: not a PEM key"),
