@@ -106,7 +106,7 @@ PUBLIC = {
     "arena.tournament": {
         "NOT_STARTED", "AlreadyRecorded", "BotEntry", "BotSpec", "BotSpecError",
         "build_schedule", "compute_standings", "DriverContext", "Format", "game_type_of",
-        "load_tournament", "make_bot", "NoDriverError", "open_builtin_bot",
+        "LeasableDriver", "load_tournament", "make_bot", "NoDriverError", "open_builtin_bot",
         "parse_bot_text", "parse_tournament", "Progress", "Ratings", "run_tournament",
         "schedule_statistics", "ScheduledMatch", "ScheduleStats", "seat_results",
         "Standing", "Standings", "Store", "StoreError", "Timeouts", "TournamentConfig",

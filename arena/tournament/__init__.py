@@ -12,6 +12,7 @@ from arena.tournament._config import TournamentConfig as TournamentConfig
 from arena.tournament._config import TournamentConfigError as TournamentConfigError
 from arena.tournament._config_load import load_tournament as load_tournament
 from arena.tournament._config_load import parse_tournament as parse_tournament
+from arena.tournament._dispatch import LeasableDriver as LeasableDriver
 from arena.tournament._drivers import DriverContext as DriverContext
 from arena.tournament._drivers import NoDriverError as NoDriverError
 from arena.tournament._drivers import open_builtin_bot as open_builtin_bot
@@ -40,6 +41,7 @@ __all__ = [
     "BotSpecError",
     "DriverContext",
     "Format",
+    "LeasableDriver",
     "NoDriverError",
     "Progress",
     "Ratings",
