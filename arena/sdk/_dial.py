@@ -244,7 +244,7 @@ async def _keep_a_table(
         if outcome.code not in _TRANSIENT or outcome.bot_failed:
             ticket = ""  # the arena answered (or the bot failed): that seat is not ours any more
         wait = backoff.next()
-        say(f"table {table}: no match ({outcome.describe()}); again in {wait:.1f} s")
+        say(f"table {table}: stream failed ({outcome.describe()}); again in {wait:.1f} s")
         await asyncio.sleep(wait)
 
 

@@ -2,11 +2,14 @@
 // An arena bot in Node.js, written from proto/arena/v1/arena.proto alone.
 //
 // It hosts arena.v1.Bot/Play and grpc.health.v1.Health, listens at --address or
-// $ARENA_BOT_ADDRESS (default 127.0.0.1:50051), and plays a simple, sensible game:
+// $ARENA_BOT_ADDRESS (default 127.0.0.1:50051), or with --dial HOST:PORT connects to an
+// arena's Arena service instead (token from $ARENA_TOKEN or --token; --ca FILE,
+// --insecure for loopback only, --tables N), and plays a simple, sensible game:
 // raise with two pair or better, call or check with a pair, fold junk facing a bet,
 // and at the draw keep pairs (or four to a flush, or a made hand).
 //
 //   npm ci && node bot.js --address 127.0.0.1:50051
+//   ARENA_TOKEN=arena_node_... node bot.js --dial arena.example.org:50443 --ca ca.pem --tables 2
 'use strict';
 
 const fs = require('fs');
@@ -116,34 +119,44 @@ function decide(request) {
 
 // --- the services ----------------------------------------------------------------------
 
-// One Play stream per (table, seat): Hello after MatchStart, one Action per DecisionRequest.
+// The reply to one dealer message, or null: Hello after MatchStart, one Action per
+// DecisionRequest. The same whichever side connected (Bot service or dialling in).
+function answer(message) {
+  switch (message.kind) {
+    case 'match_start':
+      return { hello: { name: NAME, version: VERSION, protocol_version: PROTOCOL_VERSION } };
+    case 'decision': {
+      const request = message.decision;
+      let action;
+      try {
+        action = decide(request);
+      } catch (error) {
+        console.error(`${NAME}: decide failed (${error}); checking or folding`);
+        action = { kind: request.legal.can_check ? 'ACTION_KIND_CHECK' : 'ACTION_KIND_FOLD' };
+      }
+      return { action: { decision_id: request.decision_id, amount: 0, cards: [], ...action } };
+    }
+    case 'fault':
+      console.error(`${NAME}: fault ${message.fault.reason}: ${printable(message.fault.detail)}`);
+      return null;
+    default: // hand_start, hand_end, match_end: a stateless bot needs nothing from them
+      return null;
+  }
+}
+
+// Text the other side chose, safe to print on one line (controls escaped, at most 200 characters).
+function printable(text) {
+  return String(text)
+    .slice(0, 200)
+    .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// One Play stream per (table, seat), the dealer connecting to us.
 function play(call) {
   call.on('data', (message) => {
-    switch (message.kind) {
-      case 'match_start':
-        call.write({ hello: { name: NAME, version: VERSION, protocol_version: PROTOCOL_VERSION } });
-        break;
-      case 'decision': {
-        const request = message.decision;
-        let action;
-        try {
-          action = decide(request);
-        } catch (error) {
-          console.error(`${NAME}: decide failed (${error}); checking or folding`);
-          action = { kind: request.legal.can_check ? 'ACTION_KIND_CHECK' : 'ACTION_KIND_FOLD' };
-        }
-        call.write({ action: { decision_id: request.decision_id, amount: 0, cards: [], ...action } });
-        break;
-      }
-      case 'fault':
-        console.error(`${NAME}: fault ${message.fault.reason}: ${message.fault.detail}`);
-        break;
-      case 'match_end':
-        call.end();
-        break;
-      default: // hand_start, hand_end: a stateless bot needs nothing from them
-        break;
-    }
+    const reply = answer(message);
+    if (reply !== null) call.write(reply);
+    if (message.kind === 'match_end') call.end();
   });
   call.on('end', () => call.end());
   call.on('error', () => {}); // the dealer hung up; nothing to clean
@@ -207,17 +220,192 @@ function watchTheArena(stop) {
   }
 }
 
-// --- main --------------------------------------------------------------------------------
+// --- dialling in to an arena (the Arena service) ----------------------------------------
+//
+// For a bot on another machine: the arena is the server and we connect to it. Each Play
+// stream offers one table; it stays silent until the arena seats it, then the conversation
+// is the Bot service's. After MatchEnd the arena ends the stream and we open another; a
+// stream that breaks mid-match is reopened with `arena-resume: <MatchStart.resume_ticket>`.
+// Failures back off with jitter (0.25 s doubling to 30 s); UNAUTHENTICATED stops the bot.
 
-function addressFromArgs(argv) {
-  for (let i = 0; i < argv.length; i += 1) {
-    if (argv[i] === '--address' && i + 1 < argv.length) return argv[i + 1];
-    if (argv[i].startsWith('--address=')) return argv[i].slice('--address='.length);
-  }
-  return process.env.ARENA_BOT_ADDRESS || '127.0.0.1:50051';
+const DIAL_OPTIONS = {
+  'grpc.max_send_message_length': 16 * 1024, // the arena takes at most 16 KiB from a bot
+  'grpc.max_receive_message_length': 1 << 20,
+  // the proto allows client pings no more often than every 20 s; 22 s + 5 s finds a dead
+  // arena (a lost network) inside its 30 s reconnect window
+  'grpc.keepalive_time_ms': 22000,
+  'grpc.keepalive_timeout_ms': 5000,
+  'grpc.keepalive_permit_without_calls': 0,
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 30000,
+  'grpc.enable_retries': 0, // our own loop retries, with the resume ticket
+};
+const MAX_TABLES = 64;
+const TICKET_LIFE_MS = 300000; // a ticket is offered this long after its break, at most
+const AFTER_MATCH_END_MS = 5000; // then a finished stream the arena keeps open is let go
+const TRANSIENT = new Set([
+  grpc.status.UNAVAILABLE,
+  grpc.status.CANCELLED,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.INTERNAL,
+  grpc.status.UNKNOWN,
+  grpc.status.RESOURCE_EXHAUSTED,
+]); // failures after which a resume ticket is still worth offering
+
+// Refuse to go on: one line on stderr, exit status 2.
+function refuse(line) {
+  console.error(`${NAME}: ${line}`);
+  process.exit(2);
 }
 
-function main() {
+// Whether `address` (HOST:PORT, [V6]:PORT or unix:PATH) stays on this machine.
+function isLoopback(address) {
+  if (address.startsWith('unix:')) return true;
+  const colon = address.lastIndexOf(':');
+  if (colon <= 0) return false;
+  let host = address.slice(0, colon).toLowerCase();
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  if (host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) && host.split('.').every((n) => Number(n) < 256);
+}
+
+function backoff() {
+  let delay = 0;
+  return {
+    reset: () => {
+      delay = 0;
+    },
+    next: () => {
+      delay = delay === 0 ? 250 : Math.min(30000, 2 * delay);
+      return delay * (0.5 + Math.random() / 2);
+    },
+  };
+}
+
+const statusName = (code) => Object.keys(grpc.status).find((name) => grpc.status[name] === code) || `${code}`;
+const describe = (o) => (o.details ? `${statusName(o.code)}: ${printable(o.details)}` : statusName(o.code));
+
+// Open one Play stream, hold the conversation on it; resolves with how it ended.
+function playStream(client, token, ticket, calls) {
+  return new Promise((resolve) => {
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    if (ticket) metadata.set('arena-resume', ticket);
+    const outcome = { code: grpc.status.OK, details: '', started: false, ended: false, ticket: '' };
+    const call = client.Play(metadata);
+    calls.add(call);
+    let timer = null;
+    call.on('data', (message) => {
+      if (outcome.ended) return;
+      if (message.kind === 'match_start') {
+        outcome.started = true;
+        outcome.ticket = message.match_start.resume_ticket;
+      }
+      const reply = answer(message);
+      if (reply !== null) call.write(reply);
+      if (message.kind === 'match_end') {
+        outcome.ended = true;
+        call.end();
+        timer = setTimeout(() => call.cancel(), AFTER_MATCH_END_MS);
+      }
+    });
+    call.on('error', () => {}); // the status below says what happened
+    call.on('status', (status) => {
+      clearTimeout(timer);
+      calls.delete(call);
+      outcome.code = status.code;
+      outcome.details = status.details || '';
+      resolve(outcome);
+    });
+  });
+}
+
+// Keep one table: reopen after each match, resume a broken one, back off on failures.
+async function keepATable(client, address, token, table, calls) {
+  const wait = backoff();
+  let ticket = '';
+  let ticketUntil = 0;
+  for (;;) {
+    const o = await playStream(client, token, ticket && Date.now() < ticketUntil ? ticket : '', calls);
+    if (o.code === grpc.status.UNAUTHENTICATED) {
+      refuse(`the arena at ${printable(address)} refused the token (${describe(o)}): it is wrong or revoked; ask the organiser for a new one`);
+    }
+    if (o.started) {
+      const broke = !o.ended && o.code !== grpc.status.OK && o.code !== grpc.status.ABORTED;
+      wait.reset();
+      ticket = broke ? o.ticket : '';
+      ticketUntil = Date.now() + TICKET_LIFE_MS;
+      if (broke) console.error(`${NAME}: table ${table}: the stream broke mid-match (${describe(o)}); resuming`);
+      continue;
+    }
+    if (!TRANSIENT.has(o.code)) ticket = ''; // the arena answered: that seat is not ours any more
+    const ms = wait.next();
+    console.error(`${NAME}: table ${table}: stream failed (${describe(o)}); again in ${(ms / 1000).toFixed(1)} s`);
+    await new Promise((done) => setTimeout(done, ms));
+  }
+}
+
+function dial(args) {
+  const address = args.dial;
+  const token = args.token || process.env.ARENA_TOKEN || '';
+  if (!token) refuse('no token: pass --token or set $ARENA_TOKEN (from `arena bots add NAME`)');
+  if (!/^[\x21-\x7e]+$/.test(token)) refuse('the token has characters no arena token has (arena_<bot>_<64 hex digits>)');
+  const tables = Number(args.tables || '1');
+  if (!Number.isInteger(tables) || tables < 1 || tables > MAX_TABLES) {
+    refuse(`--tables must be between 1 and ${MAX_TABLES}, not ${printable(args.tables)}`);
+  }
+  let credentials;
+  if (args.insecure) {
+    if (!isLoopback(address)) {
+      refuse(`--insecure is refused for ${printable(address)}: plain text only on 127.0.0.1, ::1, localhost or unix:; use TLS (--ca FILE) for other addresses`);
+    }
+    credentials = grpc.credentials.createInsecure();
+  } else if (args.ca) {
+    let pem;
+    try {
+      pem = fs.readFileSync(args.ca);
+    } catch (error) {
+      refuse(`cannot read the CA file ${printable(args.ca)}: ${error.code || error.message}`);
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) refuse(`the CA file ${printable(args.ca)} holds no PEM certificate`);
+    credentials = grpc.credentials.createSsl(pem);
+  } else {
+    credentials = grpc.credentials.createSsl(); // the system's roots
+  }
+  const client = new arena.Arena(address, credentials, DIAL_OPTIONS);
+  const calls = new Set();
+  const stop = () => {
+    for (const call of calls) call.cancel();
+    client.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  const transport = args.insecure ? 'plain text' : 'TLS';
+  console.error(`${NAME} ${VERSION}: dialling ${printable(address)} (${transport}, ${tables} table(s))`);
+  for (let table = 1; table <= tables; table += 1) keepATable(client, address, token, table, calls);
+}
+
+// --- main --------------------------------------------------------------------------------
+
+// --name VALUE, --name=VALUE, and the flag --insecure.
+function parseArgs(argv) {
+  const args = {};
+  for (let i = 0; i < argv.length; i += 1) {
+    const match = /^--([a-z]+)(?:=(.*))?$/.exec(argv[i]);
+    if (match === null) continue;
+    const [, name, inline] = match;
+    if (name === 'insecure') args.insecure = true;
+    else if (inline !== undefined) args[name] = inline;
+    else if (i + 1 < argv.length) {
+      args[name] = argv[i + 1];
+      i += 1;
+    }
+  }
+  return args;
+}
+
+function serve(address) {
   let server = null;
   let stopping = false;
   const stop = () => {
@@ -233,7 +421,6 @@ function main() {
   watchTheArena(stop); // first: the arena may already be gone
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  const address = addressFromArgs(process.argv.slice(2));
   server = new grpc.Server({
     'grpc.max_receive_message_length': 1 << 20,
     'grpc.max_send_message_length': 1 << 20,
@@ -250,6 +437,12 @@ function main() {
   });
 }
 
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.dial !== undefined) dial(args);
+  else serve(args.address || process.env.ARENA_BOT_ADDRESS || '127.0.0.1:50051');
+}
+
 if (require.main === module) main();
 
-module.exports = { chooseDiscards, decide, strength };
+module.exports = { chooseDiscards, decide, isLoopback, strength };
