@@ -104,13 +104,15 @@ def test_a_round_robin_waits_for_a_bot_that_connects_late_and_plays_the_others_m
 ) -> None:
     """issue 11 item 4: two remote bots and a builtin; `late` has no stream until the runner
     says it waits for it: the match without it is played first (though scheduled second),
-    then the rest, each recorded once, and the tournament finishes."""
+    then the rest, each recorded once, and the tournament finishes. A lease refused once
+    (LookupError) is tried again."""
     config = load_tournament(write(tmp_path, "late", THREE))
     remotes = {"early": FakeRemote("early", streams=1), "late": FakeRemote("late")}
 
     def connect(names: list[str]) -> None:
         assert ["late"] == names
         remotes["late"].streams = 1
+        remotes["late"].refuse = 1  # that stream goes away between the check and the lease
 
     watcher = Watcher(connect)
     with Store.open(config.database) as store:
@@ -130,6 +132,7 @@ def test_a_round_robin_waits_for_a_bot_that_connects_late_and_plays_the_others_m
     assert "late" not in first.seats  # played while `late` was away
     assert [[], ["late"], []] == watcher.waiting
     assert [] == progress.waiting_for
+    assert 0 == remotes["late"].refuse  # the refused lease happened, and was tried again
     assert [1, 1] == remotes["early"].leases and [1, 1] == remotes["late"].leases
     assert 0 == remotes["early"].leased == remotes["late"].leased  # every stream given back
 
