@@ -93,11 +93,18 @@ class Dispatcher:
     ) -> None:
         self._pending = list(pending)  # schedule order
         self._drivers = drivers
+        self._remote = {
+            name: bot
+            for name, instances in sorted(drivers.items())
+            if (bot := leasable(instances[0])) is not None
+        }
         self._limit = max_tables_per_bot
         self._on_waiting = on_waiting
         self._poll = poll_seconds
         self._in_flight: collections.Counter[str] = collections.Counter()
         self._running = 0
+        self._taken_or_released = 0  # counts changes to _in_flight
+        self._idle: tuple[int, tuple[int, ...]] | None = None  # state of the last fruitless look
         self._changed = trio.Event()
         self._spoiled: list[BotDriver] = []  # leased for a match that could not start
         self.waiting_for: list[str] = []
@@ -126,18 +133,27 @@ class Dispatcher:
 
         A lease refused with :class:`LookupError` (the stream went away since the
         check) leaves the match pending; that bot is skipped for the rest of this look.
+        A look is skipped when nothing changed since the last one found nothing (no
+        match taken or ended, the same free streams): a league's waiting workers then
+        cost one ``free_tables`` per remote bot and poll, not one per pending seat.
         """
+        free = {name: bot.free_tables() for name, bot in self._remote.items()}
+        state = (self._taken_or_released, tuple(free.values()))
+        if state == self._idle:
+            return None
         refused: set[str] = set()
         for index, match in enumerate(self._pending):
-            if not self._can_start(match, refused):
+            if not self._can_start(match, free, refused):
                 continue
             taken = self._lease(match, refused)
             if taken is None:
                 continue
             del self._pending[index]
             self._running += 1
+            self._taken_or_released += 1
             self._in_flight.update(set(match.seats))
             return taken
+        self._idle = None if refused else state  # a refused lease: look again next time
         return None
 
     async def release(self, taken: Taken) -> None:
@@ -146,37 +162,34 @@ class Dispatcher:
             await self._close(taken.leased)
         finally:
             self._running -= 1
+            self._taken_or_released += 1
             self._in_flight.subtract(set(taken.match.seats))
             self._changed.set()
             self._changed = trio.Event()
 
     def absent(self) -> list[str]:
         """The leasable bots without the free streams some pending match needs, sorted."""
-        names = set()
+        free = {name: bot.free_tables() for name, bot in self._remote.items()}
+        need: dict[str, int] = {}
         for match in self._pending:
             for name in match.seats:
-                bot = leasable(self._drivers[name][0])
-                if bot is not None and bot.free_tables() < tables_of(match):
-                    names.add(name)
-        return sorted(names)
+                if name in free:
+                    need[name] = max(need.get(name, 0), tables_of(match))
+        return sorted(name for name, tables in need.items() if free[name] < tables)
 
-    def _can_start(self, match: Any, refused: set[str]) -> bool:
+    def _can_start(self, match: Any, free: dict[str, int], refused: set[str]) -> bool:
         names = set(match.seats)
         if any(self._in_flight[name] >= self._limit or name in refused for name in names):
             return False
         need = tables_of(match)
-        for name in names:
-            bot = leasable(self._drivers[name][0])
-            if bot is not None and bot.free_tables() < need:
-                return False
-        return True
+        return all(free.get(name, need) >= need for name in names)
 
     def _lease(self, match: Any, refused: set[str]) -> Taken | None:
         """Lease every leasable seat's streams (synchronously); ``None`` if one is refused."""
         need = tables_of(match)
         leases: dict[str, list[BotDriver]] = {}
         for name in sorted(set(match.seats)):
-            bot = leasable(self._drivers[name][0])
+            bot = self._remote.get(name)
             if bot is None:
                 continue
             try:
