@@ -19,7 +19,11 @@ from pathlib import Path
 import pytest
 
 PUBLIC = {
-    "arena.server": set(),
+    "arena.server": {
+        "MAX_TABLES", "RECONNECT_WINDOW", "ArenaServer", "HeldSeat", "Identity", "LeasedSeat",
+        "ListenError", "RemoteBot", "ServerError", "ServerSettings", "TokenStore",
+        "TokenStoreError", "TokenVerifier", "is_loopback", "open_arena_server"
+    },
     "arena.web": {
         "public_hand",
         "public_match",

@@ -178,6 +178,13 @@ class GrpcConnection:
 
     async def receive(self) -> pb.BotMessage:
         """The bot's next message; cancellation-safe (nothing is lost)."""
+        if (
+            self._end is None
+            and self._failed is not None
+            and self._failed_error is not SeatBrokenError
+        ):
+            # the bot broke a rule (garbage, a flood): cut now, what it queued is dropped
+            self._end, self._end_error = self._failed, self._failed_error
         if self._end is not None:
             raise self._end_error(self._end)
         item = await self._inbox.receive()

@@ -20,7 +20,7 @@ from arena.dealer._answers import StaleFlood, describe_action, receive_action
 from arena.dealer._chips import ChipLedger
 from arena.dealer._clock import CPU, WALL, DecisionClock, breach_fault, read_breach, read_cpu
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
-from arena.dealer._seat import BotDriver, MalformedStreamError, RateLimitedError, SeatBrokenError
+from arena.dealer._seat import BotDriver, SeatBrokenError
 from arena.dealer._seat_record import HandObserver, deck_for
 from arena.dealer._seat_record import SeatRecord as _Seat
 from arena.dealer._settings import (
@@ -151,22 +151,31 @@ class _MatchRunner:
             with trio.fail_after(max(1.0, self.settings.action_timeout)):
                 await seat.connection.send(message)
         except (SeatBrokenError, trio.TooSlowError) as error:
-            await self._break(seat, hand_number, f"send failed: {error or 'too slow'}")
+            reason = getattr(error, "fault_reason", pb.FAULT_REASON_DISCONNECTED)
+            detail = f"send failed: {error or 'too slow'}"
+            await self._break(seat, hand_number, detail, reason=reason)
 
     async def _break(
-        self, seat: _Seat, hand_number: int, detail: str, *, record: bool = True
+        self,
+        seat: _Seat,
+        hand_number: int,
+        detail: str,
+        *,
+        record: bool = True,
+        reason: int = pb.FAULT_REASON_DISCONNECTED,
     ) -> None:
-        """The seat's stream is gone (or cut): close it and sit the seat out (R25)."""
+        """The seat's stream is gone (or cut): close it and sit the seat out (R25).
+
+        A cut for a rule the bot broke (``reason`` not DISCONNECTED) counts as a fault."""
         connection, seat.connection = seat.connection, None
         if connection is not None:
             await connection.aclose()
         if record:
-            reason: int = pb.FAULT_REASON_DISCONNECTED
             breach = read_breach(seat.driver)
             if breach is not None:
                 reason, detail = breach_fault(breach, detail)
             self._fault(seat, hand_number, reason, detail, "sit out")
-            if breach is not None:
+            if reason != pb.FAULT_REASON_DISCONNECTED:
                 self._count_fault(seat, hand_number)
         self._sit_out(seat)
 
@@ -313,15 +322,11 @@ class _MatchRunner:
                     issued=seat.issued,
                     on_dropped=lambda: self._count_stale(seat),
                 )
-            except RateLimitedError as error:
+            except SeatBrokenError as error:  # a cut (MALFORMED, RATE_LIMITED) or a break
                 await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.FAULT_REASON_RATE_LIMITED, f"stream cut: {error}"
-            except MalformedStreamError as error:
-                await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.FAULT_REASON_MALFORMED, f"stream cut: {error}"
-            except SeatBrokenError as error:
-                await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.FAULT_REASON_DISCONNECTED, f"stream broke: {error}"
+                reason = error.fault_reason  # type: ignore[assignment]  # a FaultReason value
+                verb = "broke" if reason == pb.FAULT_REASON_DISCONNECTED else "cut"
+                detail = f"stream {verb}: {error}"
             except StaleFlood as flood:
                 await self._break(seat, hand_number, "", record=False)
                 reason, detail = pb.FAULT_REASON_WRONG_DECISION_ID, str(flood)

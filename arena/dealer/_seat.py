@@ -21,16 +21,25 @@ from arena.protocol import pb
 
 
 class SeatBrokenError(Exception):
-    """The bot's side of a connection broke (crash, hang-up, oversize or garbage bytes)."""
+    """The bot's side of a connection broke (crash, hang-up, oversize or garbage bytes).
+
+    ``fault_reason`` is the FaultReason the seat's records give it.
+    """
+
+    fault_reason: int = pb.FAULT_REASON_DISCONNECTED
 
 
 class MalformedStreamError(SeatBrokenError):
     """The bot sent bytes that are not a message, so its stream was cut (a MALFORMED fault)."""
 
+    fault_reason = pb.FAULT_REASON_MALFORMED
+
 
 class RateLimitedError(SeatBrokenError):
     """The bot sent more unasked-for messages than its rate limit allows, so its stream
     was cut (a RATE_LIMITED fault; the dial-in server's limit)."""
+
+    fault_reason = pb.FAULT_REASON_RATE_LIMITED
 
 
 class SeatConnection(Protocol):

@@ -1,0 +1,176 @@
+"""The dial-in server as Trio code sees it: :func:`open_arena_server`.
+
+It starts a ``grpc.aio`` server on the dealer's gRPC loop (the streams' readers and
+writers live there), hosting :class:`~arena.server._service.ArenaService` behind the
+token interceptor, and gives back an :class:`ArenaServer` whose
+:meth:`~ArenaServer.bot` drivers matches and tournaments seat like any other. Leaving
+the block ends every stream and stops the server.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import grpc.aio
+import trio
+
+from arena.dealer import run_on_grpc_loop, trio_pusher
+from arena.server._listen import ListenError, add_listener, server_options, tls_credentials
+from arena.server._remote import RemoteBot
+from arena.server._seat import RECONNECT_WINDOW
+from arena.server._service import HARD_MESSAGE_BYTES, ArenaService, Offer, TokenGate
+from arena.server._tokens import TokenVerifier
+
+MAX_TABLES = 8
+"""Default streams one remote bot may hold open at once (tables it plays together)."""
+
+
+class ServerError(Exception):
+    """The server cannot start: one line naming what (the address, a file) and why."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerSettings:
+    """How the server listens and what it allows; times in seconds.
+
+    ``tls_cert`` and ``tls_key`` (PEM files, re-read when they change) are needed on any
+    address that is not loopback. ``keepalive`` is how often the server pings each
+    connection, and how long it waits for the answer.
+    """
+
+    listen: str
+    tokens: Path
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    reconnect_window: float = RECONNECT_WINDOW
+    max_tables: int = MAX_TABLES
+    hello_timeout: float = 2.0
+    keepalive: float = 5.0
+
+
+class ArenaServer:
+    """A running dial-in server: where it listens and a driver per remote bot."""
+
+    def __init__(self, address: str, bots: dict[str, RemoteBot], verifier: TokenVerifier) -> None:
+        self.address = address
+        self._bots = bots
+        self._verifier = verifier
+
+    def bot(self, name: str) -> RemoteBot:
+        """The driver of remote bot ``name`` (``KeyError`` if it is not one of this run's)."""
+        return self._bots[name]
+
+    @property
+    def bots(self) -> dict[str, RemoteBot]:
+        return dict(self._bots)
+
+    def missing(self, names: Iterable[str] | None = None) -> list[str]:
+        """The remote bots (of ``names``, default all) with no stream open, sorted."""
+        wanted = self._bots if names is None else names
+        return sorted(name for name in wanted if not self._bots[name].connected)
+
+    async def wait_for(self, needs: dict[str, int], *, poll: float = 0.1) -> None:
+        """Return once each bot in ``needs`` has at least that many free tables."""
+        while any(self._bots[name].free_tables() < count for name, count in needs.items()):
+            await trio.sleep(poll)
+
+
+def _load_verifier(settings: ServerSettings) -> TokenVerifier:
+    verifier = TokenVerifier(settings.tokens)
+    verifier.refresh()
+    if verifier.error is not None:
+        raise ServerError(f"{settings.tokens}: {verifier.error}")
+    return verifier
+
+
+@asynccontextmanager
+async def open_arena_server(
+    settings: ServerSettings, names: Iterable[str]
+) -> AsyncIterator[ArenaServer]:
+    """Serve the ``Arena`` service for the remote bots ``names`` for the block.
+
+    Raises :class:`ServerError` if the token store cannot be read at the start, the
+    address cannot be used (plain text off loopback, in use) or a TLS file is bad.
+    """
+    verifier = _load_verifier(settings)
+    tls = None
+    if settings.tls_cert is not None or settings.tls_key is not None:
+        if settings.tls_cert is None or settings.tls_key is None:
+            raise ServerError("give both --tls-cert and --tls-key, or neither")
+        try:
+            tls = tls_credentials(settings.tls_cert, settings.tls_key)
+        except ListenError as error:
+            raise ServerError(str(error)) from None
+    bots = {
+        name: RemoteBot(
+            name,
+            reconnect_window=settings.reconnect_window,
+            hello_timeout=settings.hello_timeout,
+            is_live=lambda name=name: name in verifier.live_names(),  # type: ignore[misc]  # bind each name
+        )
+        for name in names
+    }
+    send, receive = trio.open_memory_channel[Offer](math.inf)
+    service = ArenaService(
+        verifier,
+        bots,
+        trio_pusher(trio.lowlevel.current_trio_token(), send),
+        trio.lowlevel.current_trio_token(),
+        max_tables=settings.max_tables,
+    )
+    options = server_options(
+        max_receive_bytes=HARD_MESSAGE_BYTES,
+        keepalive_time=settings.keepalive,
+        keepalive_timeout=settings.keepalive,
+        max_streams_per_connection=2 * settings.max_tables,
+    )
+    started: list[grpc.aio.Server] = []
+
+    async def start() -> str:
+        server = grpc.aio.server(
+            interceptors=(TokenGate(verifier),),
+            options=options,
+            maximum_concurrent_rpcs=max(64, 2 * settings.max_tables * max(1, len(bots)) + 16),
+        )
+        server.add_generic_rpc_handlers((service.handler(),))
+        address = add_listener(server, settings.listen, tls=tls)
+        await server.start()
+        service.start_watch()
+        started.append(server)
+        return address
+
+    async def stop() -> None:
+        service.end_all(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
+        await service.stop_watch()
+        for server in started:
+            await server.stop(grace=1.0)
+
+    try:
+        address = await run_on_grpc_loop(start)
+    except ListenError as error:
+        raise ServerError(str(error)) from None
+    try:
+        async with trio.open_nursery() as nursery:
+            for bot in bots.values():
+                bot.attach(nursery)
+            nursery.start_soon(_deliver, receive, bots)
+            try:
+                yield ArenaServer(address, bots, verifier)
+            finally:
+                with trio.CancelScope(shield=True):
+                    for bot in bots.values():
+                        await bot.aclose()
+                nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await run_on_grpc_loop(stop)
+
+
+async def _deliver(receive: trio.MemoryReceiveChannel[Offer], bots: dict[str, RemoteBot]) -> None:
+    async for name, stream, ticket in receive:
+        bots[name].offer(stream, ticket)
