@@ -91,12 +91,16 @@ class DialStream:
         """The next message, or None once the stream ended (any status)."""
         try:
             return next(self.call)
-        except StopIteration:
-            return None
-        except grpc.RpcError:
+        except (StopIteration, grpc.RpcError):
+            self._outbox.put(_END)  # let the request thread end too, or code() may wait on it
             return None
 
-    def status(self) -> grpc.StatusCode:
+    def status(self, timeout: float = 10.0) -> grpc.StatusCode | None:
+        """The call's final status (None if it is still running after ``timeout``)."""
+        finished = threading.Event()
+        self.call.add_done_callback(lambda _: finished.set())
+        if not finished.wait(timeout):
+            return None
         return self.call.code()
 
     def close(self) -> None:
