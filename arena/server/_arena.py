@@ -9,6 +9,7 @@ the block ends every stream and stops the server.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -84,8 +85,63 @@ def _load_verifier(settings: ServerSettings) -> TokenVerifier:
     verifier = TokenVerifier(settings.tokens)
     verifier.refresh()
     if verifier.error is not None:
-        raise ServerError(f"{settings.tokens}: {verifier.error}")
+        raise ServerError(verifier.error)
     return verifier
+
+
+def _load_tls(settings: ServerSettings) -> grpc.ServerCredentials | None:
+    if settings.tls_cert is None and settings.tls_key is None:
+        return None
+    if settings.tls_cert is None or settings.tls_key is None:
+        raise ServerError("give both --tls-cert and --tls-key, or neither")
+    try:
+        return tls_credentials(settings.tls_cert, settings.tls_key)
+    except ListenError as error:
+        raise ServerError(str(error)) from None
+
+
+class _GrpcServer:
+    """The ``grpc.aio`` server itself; :meth:`start` and :meth:`stop` run on the gRPC loop."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        service: ArenaService,
+        verifier: TokenVerifier,
+        tls: grpc.ServerCredentials | None,
+        bots: int,
+    ) -> None:
+        self._settings = settings
+        self._service = service
+        self._verifier = verifier
+        self._tls = tls
+        self._bots = bots
+        self._server: grpc.aio.Server | None = None
+
+    async def start(self) -> str:
+        s = self._settings
+        server = grpc.aio.server(
+            interceptors=(TokenGate(self._verifier),),
+            options=server_options(
+                max_receive_bytes=HARD_MESSAGE_BYTES,
+                keepalive_time=s.keepalive,
+                keepalive_timeout=s.keepalive,
+                max_streams_per_connection=2 * s.max_tables,
+            ),
+            maximum_concurrent_rpcs=max(64, 2 * s.max_tables * max(1, self._bots) + 16),
+        )
+        server.add_generic_rpc_handlers((self._service.handler(),))
+        address = add_listener(server, s.listen, tls=self._tls)
+        await server.start()
+        self._service.start_watch()
+        self._server = server
+        return address
+
+    async def stop(self) -> None:
+        self._service.end_all(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
+        await self._service.stop_watch()
+        if self._server is not None:
+            await self._server.stop(grace=1.0)
 
 
 @asynccontextmanager
@@ -98,60 +154,24 @@ async def open_arena_server(
     address cannot be used (plain text off loopback, in use) or a TLS file is bad.
     """
     verifier = _load_verifier(settings)
-    tls = None
-    if settings.tls_cert is not None or settings.tls_key is not None:
-        if settings.tls_cert is None or settings.tls_key is None:
-            raise ServerError("give both --tls-cert and --tls-key, or neither")
-        try:
-            tls = tls_credentials(settings.tls_cert, settings.tls_key)
-        except ListenError as error:
-            raise ServerError(str(error)) from None
+    tls = _load_tls(settings)
     bots = {
         name: RemoteBot(
             name,
             reconnect_window=settings.reconnect_window,
             hello_timeout=settings.hello_timeout,
-            is_live=lambda name=name: name in verifier.live_names(),  # type: ignore[misc]  # bind each name
+            is_live=functools.partial(_is_live, verifier, name),
         )
         for name in names
     }
     send, receive = trio.open_memory_channel[Offer](math.inf)
+    token = trio.lowlevel.current_trio_token()
     service = ArenaService(
-        verifier,
-        bots,
-        trio_pusher(trio.lowlevel.current_trio_token(), send),
-        trio.lowlevel.current_trio_token(),
-        max_tables=settings.max_tables,
+        verifier, bots, trio_pusher(token, send), token, max_tables=settings.max_tables
     )
-    options = server_options(
-        max_receive_bytes=HARD_MESSAGE_BYTES,
-        keepalive_time=settings.keepalive,
-        keepalive_timeout=settings.keepalive,
-        max_streams_per_connection=2 * settings.max_tables,
-    )
-    started: list[grpc.aio.Server] = []
-
-    async def start() -> str:
-        server = grpc.aio.server(
-            interceptors=(TokenGate(verifier),),
-            options=options,
-            maximum_concurrent_rpcs=max(64, 2 * settings.max_tables * max(1, len(bots)) + 16),
-        )
-        server.add_generic_rpc_handlers((service.handler(),))
-        address = add_listener(server, settings.listen, tls=tls)
-        await server.start()
-        service.start_watch()
-        started.append(server)
-        return address
-
-    async def stop() -> None:
-        service.end_all(grpc.StatusCode.UNAVAILABLE, "the arena is shutting down")
-        await service.stop_watch()
-        for server in started:
-            await server.stop(grace=1.0)
-
+    server = _GrpcServer(settings, service, verifier, tls, len(bots))
     try:
-        address = await run_on_grpc_loop(start)
+        address = await run_on_grpc_loop(server.start)
     except ListenError as error:
         raise ServerError(str(error)) from None
     try:
@@ -168,7 +188,11 @@ async def open_arena_server(
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            await run_on_grpc_loop(stop)
+            await run_on_grpc_loop(server.stop)
+
+
+def _is_live(verifier: TokenVerifier, name: str) -> bool:
+    return name in verifier.live_names()
 
 
 async def _deliver(receive: trio.MemoryReceiveChannel[Offer], bots: dict[str, RemoteBot]) -> None:

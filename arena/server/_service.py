@@ -41,16 +41,6 @@ Offer = tuple[str, GrpcConnection, str]
 """What the handler pushes to Trio: the bot's name, its new stream, the resume ticket."""
 
 
-def bearer_token(metadata: Iterable[tuple[str, Any]] | None) -> str:
-    """The token of the call's ``authorization: Bearer TOKEN`` metadata, or ``""``."""
-    for key, value in metadata or ():
-        if key.lower() == "authorization" and isinstance(value, str):
-            scheme, _, token = value.strip().partition(" ")
-            if scheme.lower() == "bearer":
-                return token.strip()
-    return ""
-
-
 def _header(metadata: Iterable[tuple[str, Any]] | None, name: str) -> str:
     for key, value in metadata or ():
         if key.lower() == name and isinstance(value, str) and value.isascii():
@@ -74,8 +64,7 @@ class TokenGate(grpc.aio.ServerInterceptor):
         continuation: Callable[[grpc.HandlerCallDetails], Any],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Any:
-        token = bearer_token(handler_call_details.invocation_metadata)
-        if self._verifier.check(token) is None:
+        if self._verifier.check_metadata(handler_call_details.invocation_metadata) is None:
             return self._refusal
         return await continuation(handler_call_details)
 
@@ -125,7 +114,7 @@ class ArenaService:
     async def play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         """One stream a bot opened: checked, counted, handed to Trio until it ends."""
         metadata = context.invocation_metadata()
-        identity = self._verifier.check(bearer_token(metadata))
+        identity = self._verifier.check_metadata(metadata)
         if identity is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing, wrong or revoked token")
             return
