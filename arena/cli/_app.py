@@ -19,6 +19,7 @@ _COMMAND_MODULES = (
     "arena.cli._ratings",
     "arena.cli._replay",
     "arena.cli._report",
+    "arena.cli._serve",
     "arena.cli._tokens",
     "arena.cli._tournament",
 )

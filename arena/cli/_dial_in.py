@@ -9,6 +9,7 @@ server at all.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -86,14 +87,13 @@ def dial_in_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
     ]
 
+    @functools.wraps(command)  # keeps the options declared below this decorator
     def gather(**kwargs: Any) -> Any:
         keys = ("listen", "tls_cert", "tls_key", "tokens", "reconnect_window", "max_tables")
         values = {key: kwargs.pop(key) for key in keys}
         kwargs["dial_in"] = DialIn(**values)
         return command(**kwargs)
 
-    gather.__name__ = command.__name__
-    gather.__doc__ = command.__doc__
     wrapped: Callable[..., Any] = tokens_option(gather)
     for option in reversed(options):
         wrapped = option(wrapped)
@@ -120,7 +120,7 @@ async def open_dial_in(
     if dial_in.listen is None:
         raise click.ClickException(
             f"{', '.join(names)}: remote bots dial in: give --listen HOST:PORT "
-            "(and --tls-cert/--tls-key off loopback)"
+            "(a tournament: `arena serve FILE --listen HOST:PORT`; TLS off loopback)"
         )
     async with contextlib.AsyncExitStack() as stack:
         try:

@@ -16,6 +16,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.cli._dial_in import DialIn, open_dial_in, remote_names, remote_opener, waiting_line
 from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
 from arena.cli._replays import write_tournament_replays
@@ -55,6 +56,9 @@ def _opener(pm, config: TournamentConfig) -> Callable:
     return open_bot_entry
 
 
+_NO_DIAL_IN = DialIn(None, Path("arena-data/tokens.json"), None, None, 30.0, 8)
+"""No ``--listen``: a file with remote bots is refused with one line (use ``arena serve``)."""
+
 NOT_STARTED_EXIT = 3
 """The exit status of a run or resume that left matches not started (a bot did not start)."""
 
@@ -80,8 +84,10 @@ def _play_tournament(
     no_plugins: bool,
     console: Console,
     watch: str | None = None,
+    dial_in: DialIn | None = None,
 ) -> tuple[Standings, Progress]:
-    """:func:`play_tournament`, also returning the run's progress (for the exit status)."""
+    """:func:`play_tournament`, also returning the run's progress (for the exit status);
+    ``dial_in`` serves the remote bots (``arena serve``)."""
     pm = _plugin_manager(no_plugins)
     game_type = game_type_of(config.game)
     try:  # resume never creates a database: a missing one is a wrong path
@@ -91,7 +97,14 @@ def _play_tournament(
     # refits run on their own thread with their own read connection: the dealer never waits
     with store, live_standings(config, game_type) as refresher:
         progress = _play_live(
-            config, store, pm, refresher, resume=resume, console=console, watch=watch
+            config,
+            store,
+            pm,
+            refresher,
+            resume=resume,
+            console=console,
+            watch=watch,
+            dial_in=dial_in,
         )
         for note in write_tournament_replays(config.output / config.name):
             console.print(note, markup=False, highlight=False)
@@ -115,6 +128,7 @@ def _play_live(
     resume: bool,
     console: Console,
     watch: str | None = None,
+    dial_in: DialIn | None = None,
 ) -> Progress:
     """Play the tournament under a live progress bar and leaderboard; notes print above it.
 
@@ -122,6 +136,9 @@ def _play_live(
     one it has, so the dealer never waits for a fit. ``watch`` serves the live page too.
     """
     game_type = game_type_of(config.game)
+    remote = remote_names(config.bots)
+    server = None
+    waiting: list[list[str]] = [[]]
     with Live(
         Text("starting bots..."), console=console, transient=True, refresh_per_second=4
     ) as live:
@@ -130,12 +147,21 @@ def _play_live(
             for note in progress.notes:
                 console.print(f"note: {one_line(note)}", markup=False, highlight=False)
             progress.notes = []
+            if progress.waiting_for != waiting[0]:
+                waiting[0] = list(progress.waiting_for)
+                if waiting[0]:
+                    console.print(waiting_line(waiting[0], server), markup=False, highlight=False)
             if progress.done:
                 refresher.request()  # returns at once; the newest request wins
             live.update(_leaderboard(config.name, game_type, progress, refresher.latest))
 
         async def play() -> Progress:
-            async with live_view(watch, config.name, console) as hub, trio.open_nursery() as aside:
+            nonlocal server
+            async with (
+                open_dial_in(dial_in or _NO_DIAL_IN, remote, console) as server,
+                live_view(watch, config.name, console) as hub,
+                trio.open_nursery() as aside,
+            ):
                 if hub is not None:  # the page gets each refit as soon as it is done
                     aside.start_soon(follow_standings, hub, lambda: refresher.latest)
                 try:
@@ -144,7 +170,7 @@ def _play_live(
                         store,
                         resume=resume,
                         on_progress=on_progress,
-                        open_driver=_opener(pm, config),
+                        open_driver=remote_opener(server, _opener(pm, config)),
                         **with_hub(tournament_observers(pm), hub),
                     )
                 finally:
@@ -211,12 +237,26 @@ def interrupted_line(config: TournamentConfig, *, resume_hint: bool = True) -> s
     return f"interrupted: {kept} {where}{hint}"
 
 
-def _play_and_show(file: Path, *, resume: bool, no_plugins: bool, watch: str | None = None) -> None:
+def play_and_show(
+    file: Path,
+    *,
+    resume: bool,
+    no_plugins: bool,
+    watch: str | None = None,
+    dial_in: DialIn | None = None,
+) -> None:
+    """Play the tournament in ``file`` and print the leaderboard (``tournament run|resume``,
+    ``serve``); Ctrl-C and user errors are one line."""
     config = _load(file)
     console = Console()
     with user_errors(lambda: interrupted_line(config)):
         standings, progress = _play_tournament(
-            config, resume=resume, no_plugins=no_plugins, console=console, watch=watch
+            config,
+            resume=resume,
+            no_plugins=no_plugins,
+            console=console,
+            watch=watch,
+            dial_in=dial_in,
         )
         title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
         console.print(standings_table(standings, title))
@@ -232,7 +272,7 @@ def _play_and_show(file: Path, *, resume: bool, no_plugins: bool, watch: str | N
 @watch_option
 def run_command(file: Path, no_plugins: bool, watch: str | None) -> None:
     """Schedule and play the tournament in FILE, then print the leaderboard."""
-    _play_and_show(file, resume=False, no_plugins=no_plugins, watch=watch)
+    play_and_show(file, resume=False, no_plugins=no_plugins, watch=watch)
 
 
 @tournament.command("resume")
@@ -241,7 +281,7 @@ def run_command(file: Path, no_plugins: bool, watch: str | None) -> None:
 @watch_option
 def resume_command(file: Path, no_plugins: bool, watch: str | None) -> None:
     """Finish an interrupted tournament: play only the matches with no recorded result."""
-    _play_and_show(file, resume=True, no_plugins=no_plugins, watch=watch)
+    play_and_show(file, resume=True, no_plugins=no_plugins, watch=watch)
 
 
 def demo_config(file: Path, name: str | None) -> TournamentConfig:
