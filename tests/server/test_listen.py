@@ -410,6 +410,27 @@ def test_a_corrupt_replacement_keeps_the_old_certificate(tmp_path: Path) -> None
     run(main())
 
 
+def test_removed_files_keep_the_old_certificate(tmp_path: Path) -> None:
+    """issue 11 item 3: a certificate file that disappears (mid-renewal) keeps serving the
+    loaded one, and its return is picked up."""
+    material = make_tls_material(tmp_path)
+
+    async def main() -> None:
+        tls = ServerTls(material.cert, material.key)
+        async with serving(tls=tls.credentials) as (bound, _):
+            material.key.unlink()
+            assert await echo(bound, material.channel_credentials()) == b"ping"
+            assert tls.last_error is not None and "is gone" in tls.last_error
+            old = material.reissue()
+            assert await echo(bound, material.channel_credentials()) == b"ping"
+            assert await echo_code(bound, material.channel_credentials(old)) == (
+                grpc.StatusCode.UNAVAILABLE
+            )
+            assert tls.last_error is None
+
+    run(main())
+
+
 # ---------------------------------------------------------------------------
 # Server options: keepalive and limits
 
