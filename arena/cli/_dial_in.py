@@ -156,4 +156,14 @@ def remote_opener(server: ArenaServer | None, opener: Opener) -> Opener:
 def waiting_line(names: Sequence[str], server: ArenaServer | None) -> str:
     """What the console says while nothing can be played: who is not connected, and where."""
     where = f" to dial in to {server.address}" if server is not None else ""
-    return f"waiting for: {', '.join(names)}{where} (the other matches go on when they can)"
+    return f"waiting for: {', '.join(names)}{where}"
+
+
+async def wait_for_bots(server: ArenaServer, needs: dict[str, int], console: Console) -> None:
+    """Return once each remote bot has the streams it needs, saying who is awaited."""
+    missing = sorted(
+        name for name, count in needs.items() if server.bot(name).free_tables() < count
+    )
+    if missing:
+        console.print(waiting_line(missing, server), markup=False, highlight=False)
+    await server.wait_for(needs)

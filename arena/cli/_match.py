@@ -17,6 +17,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
+from arena.cli._dial_in import (
+    DialIn,
+    dial_in_options,
+    open_dial_in,
+    remote_names,
+    remote_opener,
+    wait_for_bots,
+)
 from arena.cli._errors import user_errors
 from arena.cli._replays import write_match_replay
 from arena.cli._sandbox import checked_sandbox, sandbox_option, warn_exposed
@@ -33,6 +41,7 @@ from arena.dealer import (
 )
 from arena.dealer._records import MatchRecorder
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig, Hand, JokerMode, Structure
+from arena.server import ArenaServer
 from arena.text import escape_untrusted
 from arena.tournament import Timeouts, TournamentConfig, _bounds
 
@@ -54,10 +63,10 @@ async def open_drivers(
     seed: int | None,
     no_plugins: bool = False,
     options: dict[str, object] | None = None,
+    server: ArenaServer | None = None,
 ) -> list[BotDriver]:
-    """Start or reach every bot through the driver plugins, each healthy before play.
-
-    The exit stack stops them all at the end.
+    """Start or reach every bot through the driver plugins, each healthy before play;
+    ``remote`` bots are ``server``'s. The exit stack stops them all at the end.
     """
     from arena.plugins import (
         DriverContext,
@@ -75,9 +84,10 @@ async def open_drivers(
         seed=seed, log_dir=log_dir, startup_timeout=startup_timeout, options=options or {}
     )
     drivers: list[BotDriver] = []
+    opener = remote_opener(server, partial(open_driver, pm, context=context))
     for spec in specs:
         try:
-            driver = await stack.enter_async_context(open_driver(pm, spec, context))
+            driver = await stack.enter_async_context(opener(spec))
         except (BotStartError, NoDriverError) as error:
             raise click.ClickException(
                 terminal_safe(f"bot {spec.name!r} ({spec.target}) did not start: {error}")
@@ -258,6 +268,7 @@ def build_config(
 @sandbox_option
 @watch_option
 @click.option("--no-plugins", is_flag=True, help="Do not autoload third-party plugins.")
+@dial_in_options
 @click.option(
     "--out",
     "out_dir",
@@ -290,11 +301,13 @@ def command(
     watch: str | None,
     no_plugins: bool,
     out_dir: Path,
+    dial_in: DialIn,
 ) -> None:
     """Play a match between BOTS (2-7), each `[NAME=]builtin:POLICY`, `[NAME=]HOST:PORT` or `[NAME=]"COMMAND"`.
 
     A command is started with $ARENA_BOT_ADDRESS set to where it must listen ({address}
-    and {port} in the command are replaced too). Records go to OUT/<match id>/.
+    and {port} in the command are replaced too). `[NAME=]remote:TOKEN_NAME` is a bot that
+    dials in at --listen (a token from `arena bots add`). Records go to OUT/<match id>/.
     """
     checked_sandbox(sandbox)  # before anything starts: a layer that does not work is an error
     if not 2 <= len(bots) <= 7:
@@ -322,7 +335,7 @@ def command(
     limits |= {"sandbox": sandbox, "hidden_paths": (str(out_dir.resolve()),)}  # all records
     with user_errors(lambda: f"interrupted: the hands played so far are recorded in {folder}"):
         summary = trio.run(
-            _watched, specs, settings, folder, startup_timeout, limits, no_plugins, watch
+            _watched, specs, settings, folder, startup_timeout, limits, no_plugins, watch, dial_in
         )
     print_summary(summary, folder)
     click.echo(write_match_replay(folder))
@@ -362,14 +375,25 @@ async def _watched(
     limits: dict[str, object],
     no_plugins: bool,
     watch: str | None,
+    dial_in: DialIn,
 ) -> dict:
-    """The match, with the live page served beside it (same Trio run) under ``--watch``."""
+    """The match, with the live page served beside it (same Trio run) under ``--watch``,
+    once its remote bots have dialled in."""
     console = Console(stderr=True)
-    async with live_view(watch, settings.match_id, console) as hub:
+    remote = remote_names(specs)
+    async with (
+        open_dial_in(dial_in, remote, console) as server,
+        live_view(watch, settings.match_id, console) as hub,
+    ):
+        if server is not None:  # one stream per table: every rotation plays at once
+            tables = len(specs) if settings.duplicate else 1
+            await wait_for_bots(server, dict.fromkeys(remote, tables), console)
         if hub is not None:
             hub.match_started(settings.match_id, [spec.name for spec in specs])
         feed = _ignore if hub is None else partial(hub.hand_finished, settings.match_id)
-        summary = await _run(specs, settings, folder, startup_timeout, limits, no_plugins, feed)
+        summary = await _run(
+            specs, settings, folder, startup_timeout, limits, no_plugins, feed, server
+        )
         if hub is not None:
             rows = [{"name": s["name"], "chips_won": s["chips_won"]} for s in summary["seats"]]
             hub.match_finished(settings.match_id, rows)
@@ -384,6 +408,7 @@ async def _run(
     limits: dict[str, object],
     no_plugins: bool,
     also_on_hand: Callable[[int, Hand, Sequence[int], Sequence[str]], None] = _ignore,
+    server: ArenaServer | None = None,
 ) -> dict:
     recorder = MatchRecorder(folder, settings)
     console = Console(stderr=True)
@@ -402,6 +427,7 @@ async def _run(
                     seed=settings.seed,
                     no_plugins=no_plugins,
                     options={key: value for key, value in limits.items() if value is not None},
+                    server=server,
                 )
                 tables.append(opened)
             drivers = tables[0]
