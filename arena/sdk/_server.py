@@ -27,7 +27,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.protocol import pb, pb_grpc
 from arena.sdk._bot import Bot
-from arena.sdk._dial import TOKEN_ENV, DialError, dial
+from arena.sdk._dial import TOKEN_ENV, DialError
+from arena.sdk._dial import dial as _dial
 from arena.text import escape_untrusted
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
@@ -156,45 +157,45 @@ def _stop_self() -> None:
     os._exit(1)  # SIGTERM was ignored or the shutdown hung
 
 
-def run(bot: Bot, argv: list[str] | None = None) -> None:
+def run(
+    bot: Bot,
+    argv: list[str] | None = None,
+    *,
+    dial: str | None = None,
+    token: str | None = None,
+    ca: str | None = None,
+    insecure: bool = False,
+    tables: int = 1,
+) -> None:
     """Command-line entry for a bot: serve where the arena says, or dial in to an arena.
 
     Serving: the address comes from ``--address``, else ``$ARENA_BOT_ADDRESS``, else
-    ``127.0.0.1:50051``. With ``--dial HOST:PORT`` the bot connects to the arena instead
-    (:func:`~arena.sdk.dial`), with the token from ``--token`` or ``$ARENA_TOKEN``; a
-    refusal is one line on stderr and exit status 2.
+    ``127.0.0.1:50051``. With ``--dial HOST:PORT`` (or ``dial=``) the bot connects to the
+    arena instead (:func:`~arena.sdk.dial`), with the token from ``--token``, else
+    ``token=``, else ``$ARENA_TOKEN``; the keywords are defaults the command line
+    overrides. A refusal is one line on stderr and exit status 2.
     """
     watch_the_arena()  # first: the arena may die while this bot is still starting
     parser = argparse.ArgumentParser(description=f"arena bot {bot.name}")
     parser.add_argument("--address", default=os.environ.get(ADDRESS_ENV, "127.0.0.1:50051"))
-    parser.add_argument("--dial", metavar="HOST:PORT", help="dial in to the arena at HOST:PORT")
+    parser.add_argument("--dial", metavar="HOST:PORT", default=dial, help="dial in to the arena")
     parser.add_argument(
         "--token",
-        default=os.environ.get(TOKEN_ENV, ""),
-        help=f"the bot's token (default ${TOKEN_ENV}, which other users cannot see in ps)",
+        default=token if token is not None else os.environ.get(TOKEN_ENV, ""),
+        help=f"the bot's token (default ${TOKEN_ENV}: other users cannot see it in ps)",
     )
+    parser.add_argument("--ca", metavar="FILE", default=ca, help="PEM file of the arena's CA")
     parser.add_argument(
-        "--ca", metavar="FILE", help="PEM file of the CA that signed the arena's certificate"
+        "--insecure", action="store_true", default=insecure, help="plain text (loopback only)"
     )
-    parser.add_argument(
-        "--insecure", action="store_true", help="plain text (loopback addresses only)"
-    )
-    parser.add_argument("--tables", type=int, default=1, help="tables to play at once (default 1)")
+    parser.add_argument("--tables", type=int, default=tables, help="tables at once (default 1)")
     args = parser.parse_args(argv)
     if args.dial is None:
         asyncio.run(serve(bot, args.address))
         return
+    options = {"token": args.token, "ca": args.ca, "insecure": args.insecure, "tables": args.tables}
     try:
-        asyncio.run(
-            dial(
-                bot,
-                args.dial,
-                token=args.token,
-                ca=args.ca,
-                insecure=args.insecure,
-                tables=args.tables,
-            )
-        )
+        asyncio.run(_dial(bot, args.dial, **options))
     except DialError as error:
         print(f"{escape_untrusted(bot.name, one_line=True)}: {error.message}", file=sys.stderr)
         raise SystemExit(2) from None

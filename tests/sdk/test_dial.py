@@ -421,6 +421,20 @@ def test_run_refuses_insecure_to_a_remote_address_with_one_line(
     assert err.count("\n") == 1 and "--insecure is refused" in err and TOKEN not in err
 
 
+def test_run_takes_the_dial_options_as_keywords_too(no_channels, monkeypatch, capsys) -> None:
+    """issue 11 item 5: run(bot, dial=..., token=..., insecure=True) dials as --dial
+    does (here refused: plain text to an address that is not loopback), and the command
+    line overrides the keywords (--tables 0 is refused first)."""
+    monkeypatch.delenv("ARENA_BOT_ADDRESS", raising=False)
+    with pytest.raises(SystemExit) as exit:
+        run(Caller(), [], dial="192.0.2.1:1", token=TOKEN, insecure=True)
+    assert exit.value.code == 2
+    assert "--insecure is refused" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run(Caller(), ["--tables", "0"], dial="127.0.0.1:1", token=TOKEN, insecure=True)
+    assert "--tables must be between" in capsys.readouterr().err
+
+
 def test_run_without_a_token_refuses_to_dial(no_channels, monkeypatch, capsys) -> None:
     """issue 11 item 5: no --token and no $ARENA_TOKEN: one line, exit 2, nothing dialled."""
     monkeypatch.delenv("ARENA_TOKEN", raising=False)
