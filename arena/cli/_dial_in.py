@@ -19,6 +19,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from arena.cli._errors import one_line
 from arena.cli._tokens import tokens_option
 from arena.server import (
     MAX_TABLES,
@@ -43,8 +44,12 @@ class DialIn:
     reconnect_window: float
     max_tables: int
 
-    def settings(self) -> ServerSettings:
+    def settings(self, console: Console) -> ServerSettings:
         assert self.listen is not None
+
+        def tls_note(line: str) -> None:
+            console.print(f"note: {one_line(line)}", markup=False, highlight=False)
+
         return ServerSettings(
             listen=self.listen,
             tokens=self.tokens,
@@ -52,6 +57,7 @@ class DialIn:
             tls_key=self.tls_key,
             reconnect_window=self.reconnect_window,
             max_tables=self.max_tables,
+            on_tls_reload=tls_note,
         )
 
 
@@ -124,7 +130,9 @@ async def open_dial_in(
         )
     async with contextlib.AsyncExitStack() as stack:
         try:
-            server = await stack.enter_async_context(open_arena_server(dial_in.settings(), names))
+            server = await stack.enter_async_context(
+                open_arena_server(dial_in.settings(console), names)
+            )
         except ServerError as error:
             raise click.ClickException(str(error)) from None
         tls = "TLS" if dial_in.tls_cert is not None else "plain text, this machine only"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +52,8 @@ class ServerSettings:
     max_tables: int = MAX_TABLES
     hello_timeout: float = 2.0
     keepalive: float = 5.0
+    on_tls_reload: Callable[[str], None] | None = None
+    """Told a line each time the certificate files change (read, or kept after a bad file)."""
 
 
 class ArenaServer:
@@ -95,7 +97,12 @@ def _load_tls(settings: ServerSettings) -> grpc.ServerCredentials | None:
     if settings.tls_cert is None or settings.tls_key is None:
         raise ServerError("give both --tls-cert and --tls-key, or neither")
     try:
-        return tls_credentials(settings.tls_cert, settings.tls_key)
+        return tls_credentials(
+            settings.tls_cert,
+            settings.tls_key,
+            on_reload=settings.on_tls_reload,
+            on_reload_error=settings.on_tls_reload,
+        )
     except ListenError as error:
         raise ServerError(str(error)) from None
 

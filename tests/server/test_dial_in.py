@@ -312,3 +312,27 @@ async def test_item6_dialers_play_several_matches_in_a_row(tmp_path) -> None:
         finally:
             for d in dialers:
                 await _in_thread(d.stop)
+
+
+async def test_item3_a_plain_channel_to_the_tls_port_never_reaches_a_seat(tmp_path) -> None:
+    pytest.importorskip("trustme", reason="trustme (dev extra) makes the TLS material")
+    from tls_material import make_tls_material
+
+    tls = make_tls_material(tmp_path / "tls")
+    tokens, issued = make_tokens(tmp_path, "alice")
+    config = settings(tokens, tls_cert=tls.cert, tls_key=tls.key)
+    async with open_arena_server(config, ["alice"]) as server:
+        plain = DialStream(server.address, issued["alice"])
+        assert await _in_thread(plain.receive) is None
+        assert plain.status() is grpc.StatusCode.UNAVAILABLE
+        secure = DialStream(server.address, issued["alice"], credentials=tls.channel_credentials())
+        await _until(lambda: server.bot("alice").free_tables() == 1, "the TLS stream is on offer")
+        for s in (plain, secure):
+            s.close()
+
+
+async def test_item3_plain_text_off_loopback_is_refused_before_binding(tmp_path) -> None:
+    tokens, _ = make_tokens(tmp_path, "alice")
+    with pytest.raises(ServerError, match="not loopback"):
+        async with open_arena_server(settings(tokens, listen="0.0.0.0:0"), ["alice"]):
+            pass
