@@ -96,8 +96,8 @@ class Dispatcher:
         self._remote = {
             name: bot
             for name, instances in sorted(drivers.items())
-            if (bot := leasable(instances[0])) is not None
-        }
+            if instances and (bot := leasable(instances[0])) is not None
+        }  # a bot that failed to start may have no instance: its matches are not pending
         self._limit = max_tables_per_bot
         self._on_waiting = on_waiting
         self._poll = poll_seconds

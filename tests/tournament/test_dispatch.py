@@ -111,6 +111,16 @@ def test_the_first_match_whose_bots_can_play_is_taken_in_schedule_order() -> Non
     assert ["m1", "m3"] == [m.key for m in dispatcher._pending]
 
 
+def test_a_bot_that_failed_to_start_has_no_instance_and_no_pending_match() -> None:
+    """issue 11 item 4: the runner's drivers may hold [] for a bot that did not start
+    (its matches are forfeits, not pending): the others are dispatched as usual."""
+    drivers = {"gone": [], "x": local("x"), "y": local("y")}
+    dispatcher = Dispatcher([Match("m1", ("x", "y"))], drivers, max_tables_per_bot=1)
+    taken = dispatcher.take_nowait()
+    assert taken is not None and "m1" == taken.match.key
+    assert [] == dispatcher.absent()
+
+
 def test_the_per_bot_limit_is_kept() -> None:
     """issue 11 item 4: max_tables_per_bot counts a bot's matches in flight, as before."""
     drivers = {name: local(name) for name in "abc"}
