@@ -62,6 +62,24 @@ def tables_of(match: Any) -> int:
     return len(match.seats) if match.duplicate else 1
 
 
+def stream_notes(pending: Sequence[Any], drivers: Instances) -> list[str]:
+    """A note for each bot that dials in and has matches needing several streams at once
+    (duplicate: one per seat), so its author keeps enough open instead of waiting forever."""
+    most: dict[str, int] = {}
+    for match in pending:
+        for name in match.seats:
+            instances = drivers.get(name)
+            if instances and leasable(instances[0]) is not None:
+                most[name] = max(most.get(name, 1), tables_of(match))
+    return [
+        f"bot {name!r} dials in and plays duplicate matches: each needs {tables} of its Play "
+        f"streams at once (one per rotation), so it must keep at least {tables} open "
+        f"(the Python SDK's tables={tables}); with fewer, its matches wait"
+        for name, tables in sorted(most.items())
+        if tables > 1
+    ]
+
+
 @dataclass(slots=True)
 class Taken:
     """A match a worker took: ``tables[k][i]`` plays seat ``i`` at table ``k``.

@@ -42,7 +42,7 @@ from arena.engine import Hand
 from arena.ratings import ChipSprt, EloSystem, bounded_rating
 from arena.tournament._bots import REMOTE, BotSpec
 from arena.tournament._config import TournamentConfig, TournamentConfigError
-from arena.tournament._dispatch import Dispatcher, leasable
+from arena.tournament._dispatch import Dispatcher, leasable, stream_notes
 from arena.tournament._drivers import open_builtin_bot
 from arena.tournament._errors import TournamentError, expected_error
 from arena.tournament._formats import build_schedule
@@ -266,7 +266,7 @@ async def _run_locked(
     game_type = game_type_of(config.game)
     async with contextlib.AsyncExitStack() as stack:
         drivers, failed = await _open_bots(config, rotations_needed(pending), stack, open_driver)
-        progress.notes.extend(visibility_notes(drivers, config))
+        progress.notes.extend(visibility_notes(drivers, config) + stream_notes(pending, drivers))
         if failed:  # record their matches as forfeits, play the rest
             pending = await _forfeit_unstarted(
                 store, tournament_id, config, pending, failed, retry, progress, game_type

@@ -131,6 +131,7 @@ def test_a_round_robin_waits_for_a_bot_that_connects_late_and_plays_the_others_m
     first = next(m for m in schedule if m.key == watcher.recorded[0])
     assert "late" not in first.seats  # played while `late` was away
     assert [[], ["late"], []] == watcher.waiting
+    assert not [n for n in progress.notes if "dials in" in n]  # one stream per match will do
     assert [] == progress.waiting_for
     assert 0 == remotes["late"].refuse  # the refused lease happened, and was tried again
     assert [1, 1] == remotes["early"].leases and [1, 1] == remotes["late"].leases
@@ -152,9 +153,13 @@ def test_duplicate_matches_lease_a_stream_per_seat_and_are_not_isolated(tmp_path
     config = load_tournament(write(tmp_path, "dup", bots, duplicate=True))
     remotes = {"far": FakeRemote("far", streams=2)}
     with Store.open(config.database) as store:
-        trio.run(lambda: run_tournament(config, store, open_driver=opener(config, remotes)))
+        progress = trio.run(
+            lambda: run_tournament(config, store, open_driver=opener(config, remotes))
+        )
         (row,) = store.match_rows(tournament="dup")
     assert [2] == remotes["far"].leases
+    (note,) = [n for n in progress.notes if "dials in" in n]
+    assert "bot 'far'" in note and "at least 2 open" in note  # one stream would wait forever
     assert row.summary["duplicate_isolated"] is False
     result = json.loads((Path(row.records_dir) / "result.json").read_text())
     assert result["duplicate_isolated"] is False
