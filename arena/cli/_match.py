@@ -309,10 +309,7 @@ def command(
     and {port} in the command are replaced too). `[NAME=]remote:TOKEN_NAME` is a bot that
     dials in at --listen (a token from `arena bots add`). Records go to OUT/<match id>/.
     """
-    checked_sandbox(sandbox)  # before anything starts: a layer that does not work is an error
-    if not 2 <= len(bots) <= 7:
-        raise click.UsageError(f"a table seats 2 to 7 bots (R1); got {len(bots)}")
-    specs = unique_names([parse_bot_spec(text, i) for i, text in enumerate(bots)])
+    specs = _checked_bots(bots, sandbox)
     config = _checked_game(stack, structure, small_blind, big_blind, ante, max_draw, joker)
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
     settings = with_seed(  # the seed is drawn now: log.jsonl has it before the first hand
@@ -339,6 +336,14 @@ def command(
         )
     print_summary(summary, folder)
     click.echo(write_match_replay(folder))
+
+
+def _checked_bots(bots: tuple[str, ...], sandbox: str) -> list[BotSpec]:
+    """The bots' specs, checked (and the sandbox layer) before anything starts."""
+    checked_sandbox(sandbox)  # a layer that does not work is an error, not a downgrade
+    if not 2 <= len(bots) <= 7:
+        raise click.UsageError(f"a table seats 2 to 7 bots (R1); got {len(bots)}")
+    return unique_names([parse_bot_spec(text, i) for i, text in enumerate(bots)])
 
 
 def _checked_game(stack: int, *game: Any) -> GameConfig:
@@ -419,16 +424,11 @@ async def _run(
                 copies = [
                     spec if k == 0 else spec.renamed(f"{spec.name}.{k + 1}") for spec in specs
                 ]
+                options = {key: value for key, value in limits.items() if value is not None}
                 opened = await open_drivers(
-                    copies,
-                    stack,
-                    log_dir=folder / "bots",
-                    startup_timeout=startup_timeout,
-                    seed=settings.seed,
-                    no_plugins=no_plugins,
-                    options={key: value for key, value in limits.items() if value is not None},
-                    server=server,
-                )
+                    copies, stack, log_dir=folder / "bots", startup_timeout=startup_timeout,
+                    seed=settings.seed, no_plugins=no_plugins, options=options, server=server,
+                )  # fmt: skip
                 tables.append(opened)
             drivers = tables[0]
             warn_exposed(drivers, folder, duplicate=settings.duplicate)

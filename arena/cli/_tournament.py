@@ -135,9 +135,7 @@ def _play_live(
     After each match the leaderboard asks ``refresher`` for a refit and shows the latest
     one it has, so the dealer never waits for a fit. ``watch`` serves the live page too.
     """
-    game_type = game_type_of(config.game)
-    remote = remote_names(config.bots)
-    server = None
+    game_type, remote, server = game_type_of(config.game), remote_names(config.bots), None
     waiting: list[list[str]] = [[]]
     with Live(
         Text("starting bots..."), console=console, transient=True, refresh_per_second=4

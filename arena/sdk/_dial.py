@@ -281,7 +281,7 @@ async def dial(
     token: str,
     ca: str | Path | None = None,
     insecure: bool = False,
-    tables: int = 1,
+    tables: int = 2,
 ) -> None:
     """Play at the arena at ``address`` over ``tables`` Play streams until SIGTERM/SIGINT.
 

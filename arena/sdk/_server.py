@@ -165,7 +165,7 @@ def run(
     token: str | None = None,
     ca: str | None = None,
     insecure: bool = False,
-    tables: int = 1,
+    tables: int = 2,
 ) -> None:
     """Command-line entry for a bot: serve where the arena says, or dial in to an arena.
 
@@ -188,7 +188,12 @@ def run(
     parser.add_argument(
         "--insecure", action="store_true", default=insecure, help="plain text (loopback only)"
     )
-    parser.add_argument("--tables", type=int, default=tables, help="tables at once (default 1)")
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=tables,
+        help="tables at once (default 2: a heads-up duplicate match plays two at once)",
+    )
     args = parser.parse_args(argv)
     if args.dial is None:
         asyncio.run(serve(bot, args.address))

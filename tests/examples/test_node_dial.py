@@ -193,7 +193,7 @@ def test_node_bot_dials_in_plays_a_match_and_offers_a_new_table(tls) -> None:
 
     async def main() -> tuple[int, str]:
         async with fake_arena(script, credentials) as (address, arena):
-            bot = await start_node("--dial", address, "--ca", str(ca_file))
+            bot = await start_node("--dial", address, "--ca", str(ca_file), "--tables", "1")
             await until(arena, lambda a: len(a.metadata) == 2, bot)
             assert [m["authorization"] for m in arena.metadata] == [f"Bearer {TOKEN}"] * 2
             assert all("arena-resume" not in m for m in arena.metadata)
@@ -225,7 +225,7 @@ def test_node_bot_resumes_a_broken_match_with_its_ticket(tls) -> None:
 
     async def main() -> tuple[int, str]:
         async with fake_arena(script, credentials) as (address, arena):
-            bot = await start_node("--dial", address, "--ca", str(ca_file))
+            bot = await start_node("--dial", address, "--ca", str(ca_file), "--tables", "1")
             await until(arena, lambda a: len(a.metadata) == 3, bot)
             assert [m.get("arena-resume") for m in arena.metadata] == [None, "ticket-9", None]
             return await stop(bot)
@@ -266,7 +266,9 @@ def test_node_bot_stops_with_exit_2_and_one_line_on_unauthenticated(tls) -> None
 
     async def main() -> tuple[int, str, int]:
         async with fake_arena(script, credentials) as (address, arena):
-            bot = await start_node("--dial", address, "--ca", str(ca_file), token=wrong)
+            bot = await start_node(
+                "--dial", address, "--ca", str(ca_file), "--tables", "1", token=wrong
+            )
             _, err = await bot.communicate()
             return bot.returncode, err.decode(), len(arena.metadata)
 

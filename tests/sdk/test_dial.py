@@ -176,7 +176,7 @@ def test_dial_plays_a_scripted_match_over_tls_then_offers_a_new_table(tls) -> No
 
     async def main() -> None:
         async with fake_arena(script, credentials) as (address, arena):
-            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file))
+            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file, tables=1))
             await until(arena, lambda a: len(a.metadata) == 2, task)
             await stop(task)
             assert finished == [0]
@@ -236,7 +236,7 @@ def test_a_stream_broken_mid_match_is_reopened_with_its_resume_ticket(tls) -> No
 
     async def main() -> None:
         async with fake_arena(script, credentials) as (address, arena):
-            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file))
+            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file, tables=1))
             await until(arena, lambda a: len(a.metadata) == 3, task)
             await stop(task)
             assert [m.get("arena-resume") for m in arena.metadata] == [None, "ticket-1", None]
@@ -260,7 +260,7 @@ def test_a_match_cut_by_the_arena_going_away_is_resumed_when_it_is_back(tls) -> 
             await asyncio.Event().wait()  # until the server stops under it
 
         async with fake_arena(script, credentials) as (address, first):
-            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file))
+            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file, tables=1))
             await first_gone.wait()
         port = int(address.rsplit(":", 1)[1])
         async with fake_arena(lambda n, c: script(n + 1, c), credentials, port) as (_, second):
@@ -285,7 +285,7 @@ def test_unauthenticated_stops_the_bot_without_retrying(tls) -> None:
     async def main() -> None:
         async with fake_arena(script, credentials) as (address, arena):
             with pytest.raises(DialError) as error:
-                await dial(Caller(), address, token=TOKEN, ca=ca_file)
+                await dial(Caller(), address, token=TOKEN, ca=ca_file, tables=1)
             assert len(arena.metadata) == 1
         assert isinstance(error.value, SystemExit)
         assert "refused the token" in error.value.message and "\n" not in error.value.message
@@ -323,7 +323,7 @@ def test_run_with_a_refused_token_exits_2_with_one_line(tls) -> None:
         async with fake_arena(script, credentials) as (address, _):
             bot = await run_bot(
                 str(ROOT / "examples_bots" / "calling_station.py"),
-                *("--dial", address, "--ca", str(ca_file)),
+                *("--dial", address, "--ca", str(ca_file), "--tables", "1"),
                 token=wrong,
             )
             _, err = await bot.communicate()

@@ -27,7 +27,7 @@ def _sdk_bot(address: str, token: str) -> subprocess.Popen:
     """The SDK's calling station dialling in (plain text: 127.0.0.1 only)."""
     return subprocess.Popen(
         [sys.executable, str(ROOT / "examples_bots" / "calling_station.py"),
-         "--dial", address, "--insecure"],
+         "--dial", address, "--insecure", "--tables", "1"],
         env=dict(os.environ, ARENA_TOKEN=token),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
