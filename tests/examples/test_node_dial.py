@@ -10,18 +10,16 @@ Needs ``node`` and ``npm ci`` run in examples_bots/node; skipped otherwise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import grpc
 import pytest
 
-from arena.protocol import pb, pb_grpc
+from arena.protocol import pb
 
 NODE_BOT = Path(__file__).resolve().parents[2] / "examples_bots" / "node"
 NODE = shutil.which("node")
@@ -41,66 +39,15 @@ if _REASON is not None:
     pytest.skip(_REASON, allow_module_level=True)
 
 trustme = pytest.importorskip("trustme", reason="trustme (dev extra) makes the TLS material")
+from fake_arena import FakeArena, fake_arena, tls_pair  # noqa: E402
 
 TOKEN = "arena_node_" + "cd" * 32
-Script = Callable[[int, grpc.aio.ServicerContext], Awaitable[None]]
-
-
-class FakeArena(pb_grpc.ArenaServicer):
-    """Plays ``script(n, context)`` on the n-th Play stream (0-based); records metadata."""
-
-    def __init__(self, script: Script) -> None:
-        self.script = script
-        self.metadata: list[dict[str, str]] = []
-        self.open = 0
-        self.changed = asyncio.Condition()
-
-    async def Play(self, request_iterator, context: grpc.aio.ServicerContext) -> None:
-        n = len(self.metadata)
-        self.metadata.append({k: v for k, v in context.invocation_metadata() if isinstance(v, str)})
-        await self._count(+1)
-        try:
-            await self.script(n, context)
-        finally:
-            await self._count(-1)
-
-    async def _count(self, change: int) -> None:
-        async with self.changed:
-            self.open += change
-            self.changed.notify_all()
-
-    async def wait_for(self, predicate: Callable[[FakeArena], bool]) -> None:
-        async with self.changed:
-            await self.changed.wait_for(lambda: predicate(self))
 
 
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory) -> tuple[grpc.ServerCredentials, Path]:
-    ca = trustme.CA()
-    cert = ca.issue_cert("127.0.0.1", "localhost", "::1")
-    chain = b"".join(pem.bytes() for pem in cert.cert_chain_pems)
-    ca_file = tmp_path_factory.mktemp("tls") / "ca.pem"
-    ca_file.write_bytes(ca.cert_pem.bytes())
-    return grpc.ssl_server_credentials([(cert.private_key_pem.bytes(), chain)]), ca_file
-
-
-@contextlib.asynccontextmanager
-async def fake_arena(
-    script: Script, credentials: grpc.ServerCredentials | None
-) -> AsyncIterator[tuple[str, FakeArena]]:
-    """A FakeArena on 127.0.0.1 (TLS, or plain text when ``credentials`` is None)."""
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    arena = FakeArena(script)
-    pb_grpc.add_ArenaServicer_to_server(arena, server)
-    if credentials is None:
-        port = server.add_insecure_port("127.0.0.1:0")
-    else:
-        port = server.add_secure_port("127.0.0.1:0", credentials)
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}", arena
-    finally:
-        await server.stop(None)
+    """Server credentials for 127.0.0.1 / localhost and the CA file a bot trusts."""
+    return tls_pair(tmp_path_factory.mktemp("tls"))
 
 
 async def start_node(*args: str, token: str | None = TOKEN) -> asyncio.subprocess.Process:
