@@ -12,7 +12,6 @@ match that disappears for any other reason is dropped all the same.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -24,6 +23,7 @@ from numpy.typing import NDArray
 
 from arena.ratings import MARGIN_SCALE_MBB, UnitSummary, UnitTable
 from arena.ratings._summary import take_rows
+from arena.tournament._db import DATA_ERRORS, Connection, begin_read, joined
 from arena.tournament._intlists import parse_int_lists, parse_joined_lists
 from arena.tournament._schema import NOT_STARTED
 from arena.tournament._store import MatchRow, Store
@@ -33,7 +33,8 @@ Bools = NDArray[np.bool_]
 
 _MAX_REREAD = 500  # re-read ids named in one query; more, and everything is read again
 _CHUNK = 1000  # matches read, parsed and summed at a time
-_PLACEHOLDER = f"m.reason IS '{NOT_STARTED}'"
+_PLACEHOLDER = f"CASE WHEN m.reason = '{NOT_STARTED}' THEN 1 ELSE 0 END"  # SQLite and PostgreSQL
+_COMPLETED = "CASE WHEN m.reason = 'completed' THEN 1 ELSE 0 END"
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,12 +194,12 @@ def _registry(
 
 
 @contextmanager
-def snapshot(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def snapshot(db: Connection) -> Iterator[Connection]:
     """One read transaction, so that several SELECTs see the same matches (WAL: writers go on)."""
     if db.in_transaction:
         yield db
         return
-    db.execute("BEGIN")
+    begin_read(db)
     try:
         yield db
     finally:
@@ -217,7 +218,7 @@ def _where(game_type: str, tournament: str | None) -> tuple[str, list[object]]:
 
 
 def read_columns(
-    db: sqlite3.Connection,
+    db: Connection,
     game_type: str,
     tournament: str | None,
     *,
@@ -239,7 +240,7 @@ def read_columns(
         args.append(after)
     matches, _ = _select(
         db,
-        ["m.id", "m.big_blind", "m.duplicate_block", "m.reason IS 'completed'", _PLACEHOLDER],
+        ["m.id", "m.big_blind", "m.duplicate_block", _COMPLETED, _PLACEHOLDER],
         " FROM matches m" + where,
         args,
         order=("m.id",),
@@ -269,9 +270,7 @@ _Chunk = tuple[
 ]
 
 
-def _read_chunk(
-    db: sqlite3.Connection, where: str, args: list[object], matches: list[Ints]
-) -> _Chunk:
+def _read_chunk(db: Connection, where: str, args: list[object], matches: list[Ints]) -> _Chunk:
     """The match and seat columns of ``matches`` (id, big blind, block, completed,
     placeholder; by id) as :meth:`MatchColumns.build` takes them, units parsed."""
     match_id, big_blind, block, completed, placeholder = matches
@@ -284,7 +283,7 @@ def _read_chunk(
         + " AND m.id BETWEEN ? AND ?",
         args + span,
         order=("r.match_id", "r.seat"),
-        flag="r.sat_out + r.forfeited > 0",
+        flag="CASE WHEN r.sat_out + r.forfeited > 0 THEN 1 ELSE 0 END",
         text="r.unit_chips_json",
     )
     seat_match, _seat, bot, chips, hands, faults, gone = seats
@@ -298,7 +297,7 @@ def _read_chunk(
 
 
 def _select(
-    db: sqlite3.Connection,
+    db: Connection,
     numbers: list[str],
     tail: str,
     args: list[object],
@@ -316,12 +315,12 @@ def _select(
     when it is not so the rows are read one by one, sorted.
     """
     numbers = numbers + ([flag] if flag else [])
-    aggregates = [f"group_concat({number}, ', ')" for number in numbers]
+    aggregates = [joined(db, number, "', '", order) for number in numbers]
     if text:
-        aggregates.append(f"group_concat({text}, '')")
+        aggregates.append(joined(db, text, "''", order))
     try:
         row = db.execute(f"SELECT count(*), {', '.join(aggregates)}" + tail, args).fetchone()
-    except sqlite3.DataError:  # over SQLite's string limit (1 GB): one by one
+    except DATA_ERRORS:  # over SQLite's string limit (1 GB): one by one
         row = None
     if row is not None and row[0]:
         values, counts = parse_int_lists([f"[{part}]" for part in row[1 : 1 + len(numbers)]])
@@ -365,7 +364,7 @@ class ColumnsCache:
         self._lock = threading.Lock()
         self.reads = 0  # matches read from the database so far (for tests and benchmarks)
 
-    def refresh(self, db: sqlite3.Connection) -> MatchColumns:
+    def refresh(self, db: Connection) -> MatchColumns:
         """The columns of every matching match in the database now."""
         with self._lock, snapshot(db):
             old = self._columns
@@ -373,12 +372,12 @@ class ColumnsCache:
             self._columns = columns
         return columns
 
-    def _read_all(self, db: sqlite3.Connection) -> MatchColumns:
+    def _read_all(self, db: Connection) -> MatchColumns:
         columns = read_columns(db, self.game_type, self.tournament)
         self.reads += len(columns.match_id)
         return columns
 
-    def _update(self, db: sqlite3.Connection, old: MatchColumns) -> MatchColumns:
+    def _update(self, db: Connection, old: MatchColumns) -> MatchColumns:
         where, args = _where(self.game_type, self.tournament)
         (ids, flags), _ = _select(
             db, ["m.id", _PLACEHOLDER], " FROM matches m" + where, args, order=("m.id",)

@@ -13,6 +13,14 @@ way, SIGKILL included: no stale lock to clean up, and the file's text is only a 
 never inherit the lock. One lock per database means one running tournament per
 database at a time, which also keeps the live Elo updates (read, then write) of two
 tournaments from interleaving.
+
+A PostgreSQL database is shared by machines, where a file lock means nothing: there the
+tournament holds ``pg_try_advisory_lock`` on a key derived from its name, on a
+connection of its own, for the whole run. The server releases it when that session
+ends, the holder killed included; a coordinator on another machine is refused, named
+by the holder's ``application_name`` (pid, host). Two different tournaments may run on
+one PostgreSQL database at once (each writes its own matches; the writers' transactions
+still go one at a time).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arena.tournament import _db
 from arena.tournament._errors import TournamentError
 
 
@@ -101,11 +110,54 @@ def hold(path: Path, *, what: str, info: Mapping[str, Any]) -> Iterator[None]:
 
 
 @contextmanager
+def hold_advisory(name: str, database: str) -> Iterator[None]:
+    """Hold the PostgreSQL advisory lock of tournament ``name`` for the block, or raise
+    :class:`InUseError` naming the session that holds it."""
+    label = f"arena {os.getpid()}@{socket.gethostname()}"
+    try:
+        connection = _db.connect(_db.connection_url(database), application_name=label)
+    except _db.DatabaseError as error:
+        raise TournamentError(f"{database}: cannot take the tournament's lock: {error}") from None
+    key = _db.lock_key(f"arena:tournament:{name}")
+    try:
+        (locked,) = connection.execute("SELECT pg_try_advisory_lock(?)", (key,)).fetchone()
+        if not locked:
+            holder = _advisory_holder(connection, key)
+            raise InUseError(
+                f"tournament {name!r} of {database} is in use: "
+                f"{'it ' + holder if holder else 'another session holds its lock'}; "
+                "wait for it to end (or stop it), then resume"
+            )
+        yield
+    except _db.DatabaseError as error:
+        raise TournamentError(f"{database}: the tournament's lock: {error}") from None
+    finally:
+        connection.close()  # ending the session releases the lock
+
+
+def _advisory_holder(connection: _db.Connection, key: int) -> str:
+    """``running in pid 12 on host since ...`` from the holder's session, or ``""``."""
+    row = connection.execute(
+        "SELECT a.application_name, a.backend_start FROM pg_locks l "
+        "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+        "AND l.classid = ? AND l.objid = ? AND l.objsubid = 1",
+        ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
+    ).fetchone()
+    if row is None or not str(row[0] or "").startswith("arena "):
+        return ""
+    pid, _, host = str(row[0])[len("arena ") :].partition("@")
+    started = row[1].isoformat(timespec="seconds") if row[1] is not None else ""
+    return _describe({"pid": pid, "host": host, "started": started})
+
+
+@contextmanager
 def hold_tournament(name: str, database: str, records: Path) -> Iterator[None]:
     """Lock the database (unless it is in memory), then the tournament's records folder."""
     info = {"tournament": name, "database": database}
     with ExitStack() as stack:
-        if database != ":memory:":
+        if _db.is_url(database):
+            stack.enter_context(hold_advisory(name, database))
+        elif database != ":memory:":
             stack.enter_context(
                 hold(Path(f"{database}.lock"), what=f"database {database}", info=info)
             )

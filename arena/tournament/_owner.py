@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from arena.tournament._db import is_url
 from arena.tournament._errors import TournamentError
 from arena.tournament._schema import TournamentRow
 
@@ -80,7 +81,7 @@ def claim(records: Path, row: TournamentRow, database: str) -> None:
         if {key: owner.get(key) for key in ("tournament", "id", "created_at")} != _identity(row):
             raise _refusal(records, owner, database)
         return
-    where = database if database == ":memory:" else os.path.abspath(database)
+    where = database if database == ":memory:" or is_url(database) else os.path.abspath(database)
     stamp = {**_identity(row), "database": where}
     path = records / OWNER_FILE
     try:
@@ -97,7 +98,7 @@ def _portable(data: dict[str, Any]) -> dict[str, Any]:
     """The stored settings with every path relative to the database's folder."""
     section = dict(data.get("tournament", {}))
     database = section.get("database")
-    if not isinstance(database, str) or database == ":memory:":
+    if not isinstance(database, str) or database == ":memory:" or is_url(database):
         return data
     base = os.path.dirname(database)
 

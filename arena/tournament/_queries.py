@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from typing import Any
 
 from arena.ratings import bounded_rating
+from arena.tournament._db import Connection
 from arena.tournament._schema import (
     NOT_STARTED,
     BotFaults,
@@ -27,12 +27,12 @@ from arena.tournament._schema import (
 _TOURNAMENT_COLUMNS = "id, name, config_json, status, created_at, finished_at"
 
 
-def bots(db: sqlite3.Connection) -> dict[str, str]:
+def bots(db: Connection) -> dict[str, str]:
     """Every bot's name and spec, by name."""
     return dict(db.execute("SELECT name, spec FROM bots ORDER BY name"))
 
 
-def tournament(db: sqlite3.Connection, name: str) -> TournamentRow | None:
+def tournament(db: Connection, name: str) -> TournamentRow | None:
     """The tournament called ``name``, or None."""
     row = db.execute(
         f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments WHERE name = ?", (name,)
@@ -40,14 +40,14 @@ def tournament(db: sqlite3.Connection, name: str) -> TournamentRow | None:
     return TournamentRow(*row) if row else None
 
 
-def tournaments(db: sqlite3.Connection) -> list[TournamentRow]:
+def tournaments(db: Connection) -> list[TournamentRow]:
     """Every tournament, oldest first."""
     rows = db.execute(f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments ORDER BY id").fetchall()
     return [TournamentRow(*row) for row in rows]
 
 
 def scheduled(
-    db: sqlite3.Connection, tournament_id: int, *, pending_only: bool, not_started: bool = False
+    db: Connection, tournament_id: int, *, pending_only: bool, not_started: bool = False
 ) -> list[ScheduledRow]:
     """Schedule rows in order: all, those with no result (``pending_only``), or those
     recorded as :data:`NOT_STARTED` forfeits (``not_started``)."""
@@ -86,9 +86,7 @@ def scheduled(
     ]
 
 
-def match_rows(
-    db: sqlite3.Connection, *, game_type: str | None, tournament: str | None
-) -> list[MatchRow]:
+def match_rows(db: Connection, *, game_type: str | None, tournament: str | None) -> list[MatchRow]:
     """Recorded matches in the order they were recorded, with their seats, optionally filtered."""
     where, args = filters(game_type=game_type, tournament=tournament)
     matches = db.execute(
@@ -117,7 +115,7 @@ def match_rows(
     ]
 
 
-def _seat_rows(db: sqlite3.Connection, where: str, args: list[Any]) -> dict[int, list[SeatRow]]:
+def _seat_rows(db: Connection, where: str, args: list[Any]) -> dict[int, list[SeatRow]]:
     """The seat rows of the matches ``where`` selects, by match id, in seat order."""
     seats: dict[int, list[SeatRow]] = {}
     for row in db.execute(
@@ -143,7 +141,7 @@ def _seat_rows(db: sqlite3.Connection, where: str, args: list[Any]) -> dict[int,
 
 
 def rating_history(
-    db: sqlite3.Connection, *, bot: str | None, system: str, game_type: str | None
+    db: Connection, *, bot: str | None, system: str, game_type: str | None
 ) -> list[RatingRow]:
     """Rating changes in the order they were recorded."""
     where = " WHERE r.system = ?"
@@ -164,7 +162,7 @@ def rating_history(
     return [RatingRow(*row) for row in rows]
 
 
-def current_ratings(db: sqlite3.Connection, system: str, game_type: str) -> dict[str, float]:
+def current_ratings(db: Connection, system: str, game_type: str) -> dict[str, float]:
     """Each rated bot's latest ``rating_after`` in this system and game type.
 
     Absurd stored values are bounded (``bounded_rating``): one beyond ``RATING_LIMIT``
@@ -184,7 +182,7 @@ def current_ratings(db: sqlite3.Connection, system: str, game_type: str) -> dict
     return ratings
 
 
-def standing_pool(db: sqlite3.Connection, game_type: str) -> list[str]:
+def standing_pool(db: Connection, game_type: str) -> list[str]:
     """Bots with at least one recorded match in this game type, by name."""
     rows = db.execute(
         "SELECT DISTINCT b.name FROM seat_results r JOIN bots b ON b.id = r.bot_id "
@@ -195,7 +193,7 @@ def standing_pool(db: sqlite3.Connection, game_type: str) -> list[str]:
 
 
 def faults_by_bot(
-    db: sqlite3.Connection, *, game_type: str | None, tournament: str | None
+    db: Connection, *, game_type: str | None, tournament: str | None
 ) -> dict[str, BotFaults]:
     """Per bot with a recorded match: matches, hands, faults, sit-outs, forfeits, reasons."""
     where, args = filters(game_type=game_type, tournament=tournament)
@@ -217,15 +215,15 @@ def faults_by_bot(
         + " GROUP BY b.name, f.reason ORDER BY b.name, f.reason",
         args,
     ):
-        reasons.setdefault(name, {})[reason] = count
+        reasons.setdefault(name, {})[reason] = int(count)
     return {
-        name: BotFaults(
+        name: BotFaults(  # int(): PostgreSQL's SUM of integers is a Decimal
             bot=name,
-            matches=matches,
-            hands=hands,
-            faults=n_faults,
-            sat_out=sat_out,
-            forfeited=forfeited,
+            matches=int(matches),
+            hands=int(hands),
+            faults=int(n_faults),
+            sat_out=int(sat_out),
+            forfeited=int(forfeited),
             reasons=reasons.get(name, {}),
         )
         for name, matches, hands, n_faults, sat_out, forfeited in totals

@@ -39,6 +39,7 @@ from arena.ratings import (
 from arena.stats import WinRate
 from arena.tournament._columns import MatchColumns, columns_cache
 from arena.tournament._config import Ratings
+from arena.tournament._db import is_url
 from arena.tournament._schema import StoreError
 from arena.tournament._store import MatchRow, Store
 
@@ -278,6 +279,8 @@ def stored_anchor(
 
 def open_reader(path: str | Path) -> Store:
     """A read-only :class:`Store` on its own connection, for use by one worker thread."""
+    if is_url(path):  # PostgreSQL: a connection of its own (its reads never write)
+        return Store.open(path, create=False)
     uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=Store.BUSY_TIMEOUT)

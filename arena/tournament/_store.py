@@ -1,6 +1,8 @@
-"""Persistence: bots, tournaments, matches, per-seat results and rating history in SQLite.
+"""Persistence: bots, tournaments, matches, per-seat results and rating history.
 
-One file, no server. Each finished match is committed in one transaction together with
+By default one SQLite file, no server; a ``postgresql://`` URL instead names a
+PostgreSQL database that the machines of a league share (:mod:`arena.tournament._db`:
+the same tables, the same transactions and errors). Each finished match is committed in one transaction together with
 its seat results, faults and rating updates, so after ``kill -9`` a match is either all
 there or not there at all; ``UNIQUE (tournament_id, match_key)`` makes sure a resumed
 tournament never counts one twice (:class:`AlreadyRecorded`).
@@ -16,7 +18,9 @@ match writes in :mod:`arena.tournament._writer`; this module opens the file and 
 the lock and the transactions. Every method is synchronous and short (one small
 transaction). A :class:`Store` may be shared between threads, e.g. called through
 ``trio.to_thread.run_sync``; a lock serialises the calls. Another process may open the same file: writers wait up to
-``busy_timeout`` seconds for each other.
+``busy_timeout`` seconds for each other. On PostgreSQL every write transaction first
+takes one advisory lock, so writers also go one at a time, and a connection that breaks
+is a :class:`StoreError` like any other.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from arena.tournament import _queries, _writer
+from arena.tournament import _db, _queries, _writer
+from arena.tournament._db import Connection
 from arena.tournament._schema import (
     AlreadyRecorded,
     BotFaults,
@@ -48,6 +53,7 @@ from arena.tournament._schema import (
     TournamentRow,
     UnknownMatch,
     migrate,
+    read_version,
     seat_results,
 )
 from arena.tournament._writer import get_field, now
@@ -68,6 +74,11 @@ __all__ = [
     "UnknownMatch",
     "seat_results",
 ]
+
+
+_ERRORS: tuple[type[Exception], ...] = (*_db.ERRORS, UnicodeDecodeError)
+"""What a statement may raise besides a refused row (sqlite3 fails to decode some
+messages about garbage pages)."""
 
 
 # --- the store ----------------------------------------------------------------------
@@ -98,9 +109,10 @@ class Store:
     BUSY_TIMEOUT = 30.0
     """Seconds a writer waits for another process's transaction before giving up."""
 
-    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+    def __init__(self, connection: Connection, path: str) -> None:
         self._db = connection
         self.path = path
+        """The database's name for messages: the file, or the URL without its password."""
         self._lock = threading.Lock()
 
     # --- opening and closing --------------------------------------------------------
@@ -116,6 +128,8 @@ class Store:
         cannot be opened, is not an arena database, is corrupt, or was written by a
         newer arena.
         """
+        if _db.is_url(path):
+            return cls._open_postgres(str(path), create=create)
         name = str(path)
         if name != ":memory:" and not create and not Path(name).is_file():
             raise StoreError(f"{name}: no such database")
@@ -153,6 +167,29 @@ class Store:
             raise StoreError(f"{name}: not an arena database or corrupt: {_why(error)}") from None
         return cls(connection, name)
 
+    @classmethod
+    def _open_postgres(cls, url: str, *, create: bool) -> Store:
+        """Open a PostgreSQL database (it must exist; its tables are created if missing)."""
+        name = _db.redact(url)
+        try:
+            connection = _db.connect(url)
+        except _db.DatabaseError as error:
+            raise StoreError(f"{name}: {error}") from None
+        try:
+            if not create and read_version(connection) == 0:
+                raise StoreError(f"{name}: no arena database there (no arena tables)")
+            migrate(connection)
+        except SchemaError as error:
+            connection.close()
+            raise StoreError(f"{name}: {error}") from None
+        except _db.DatabaseError as error:
+            connection.close()
+            raise StoreError(f"{name}: cannot open: {error}") from None
+        except BaseException:
+            connection.close()
+            raise
+        return cls(connection, name)
+
     def close(self) -> None:
         """Close the file; closing twice is fine."""
         with self._lock:
@@ -170,15 +207,15 @@ class Store:
         self.close()
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self) -> Iterator[Connection]:
         with self._lock, self._errors():
             yield self._db
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> Iterator[Connection]:
         """One ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls all of it back."""
         with self._lock, self._errors():
-            self._db.execute("BEGIN IMMEDIATE")
+            _db.begin_write(self._db)
             try:
                 yield self._db
             except BaseException:
@@ -191,9 +228,9 @@ class Store:
     def _errors(self) -> Iterator[None]:
         try:
             yield
-        except sqlite3.IntegrityError as error:
+        except _db.INTEGRITY_ERRORS as error:
             raise StoreError(f"{self.path}: record refused: {error}") from error
-        except (sqlite3.Error, UnicodeDecodeError) as error:
+        except _ERRORS as error:
             raise StoreError(f"{self.path}: {_why(error)}") from error
 
     # --- bots -----------------------------------------------------------------------
@@ -204,7 +241,7 @@ class Store:
             return self._bot_id(db, name, spec)
 
     @staticmethod
-    def _bot_id(db: sqlite3.Connection, name: str, spec: str = "") -> int:
+    def _bot_id(db: Connection, name: str, spec: str = "") -> int:
         db.execute(
             "INSERT INTO bots (name, spec, created_at) VALUES (?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET spec = excluded.spec WHERE excluded.spec <> ''",
@@ -252,12 +289,11 @@ class Store:
         with self._write() as db:
             if db.execute("SELECT 1 FROM tournaments WHERE name = ?", (name,)).fetchone():
                 raise TournamentExists(f"{self.path}: a tournament named {name!r} exists")
-            cursor = db.execute(
+            [(tournament_id,)] = db.execute(
                 "INSERT INTO tournaments (name, config_json, status, created_at) "
-                "VALUES (?, ?, 'running', ?)",
+                "VALUES (?, ?, 'running', ?) RETURNING id",
                 (name, config_json, now()),
-            )
-            tournament_id = int(cursor.lastrowid or 0)
+            ).fetchall()
             for position, key, round_, seats, hands, seed, duplicate, row_json in rows:
                 for bot in seats:
                     self._bot_id(db, bot)
@@ -277,7 +313,7 @@ class Store:
                         row_json,
                     ),
                 )
-            return tournament_id
+            return int(tournament_id)
 
     def get_tournament(self, name: str) -> TournamentRow | None:
         with self._read() as db:

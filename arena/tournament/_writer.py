@@ -1,6 +1,6 @@
 """Writing one finished match: the rows :meth:`Store.record_match` commits at once.
 
-Each function runs inside the caller's ``BEGIN IMMEDIATE`` transaction and never
+Each function runs inside the caller's write transaction (``BEGIN IMMEDIATE``) and never
 commits, so a match is stored whole or not at all (:mod:`arena.tournament._store`).
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arena.tournament._db import Connection
 from arena.tournament._schema import (
     NOT_STARTED,
     AlreadyRecorded,
@@ -22,7 +22,7 @@ from arena.tournament._schema import (
     UnknownMatch,
 )
 
-BotId = Callable[[sqlite3.Connection, str], int]
+BotId = Callable[[Connection, str], int]
 """The id of a bot by name, created if new (:meth:`Store._bot_id`)."""
 
 
@@ -44,7 +44,7 @@ def get_field(row: Any, name: str, default: Any = ...) -> Any:
 
 
 def refuse_or_replace(
-    db: sqlite3.Connection,
+    db: Connection,
     path: str,
     tournament_id: int,
     match_key: str,
@@ -78,7 +78,7 @@ SeatValues = tuple[str, int, int, int, int, int, int, str]
 
 
 def insert_match(
-    db: sqlite3.Connection,
+    db: Connection,
     tournament_id: int,
     match_key: str,
     *,
@@ -89,10 +89,10 @@ def insert_match(
     records_dir: str | Path,
 ) -> int:
     """The match row; returns its id."""
-    cursor = db.execute(
+    [(match_id,)] = db.execute(
         "INSERT INTO matches (tournament_id, match_key, game_type, big_blind, "
         "duplicate_block, hands_played, reason, summary_json, records_dir, finished_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             tournament_id,
             match_key,
@@ -105,8 +105,8 @@ def insert_match(
             str(records_dir),
             now(),
         ),
-    )
-    return int(cursor.lastrowid or 0)
+    ).fetchall()
+    return int(match_id)
 
 
 def seat_row(seat: Any) -> SeatValues:
@@ -128,9 +128,7 @@ def seat_rows(seats: Sequence[SeatResult | Mapping[str, Any]]) -> list[SeatValue
     return [seat_row(seat) for seat in seats]
 
 
-def insert_seats(
-    db: sqlite3.Connection, match_id: int, rows: Sequence[SeatValues], bot_id: BotId
-) -> None:
+def insert_seats(db: Connection, match_id: int, rows: Sequence[SeatValues], bot_id: BotId) -> None:
     """One ``seat_results`` row per seat (values from :func:`seat_rows`)."""
     for bot, seat, chips, hands, n_faults, sat_out, forfeited, units in rows:
         db.execute(
@@ -140,7 +138,7 @@ def insert_seats(
         )
 
 
-def insert_faults(db: sqlite3.Connection, match_id: int, faults: Sequence[Any]) -> None:
+def insert_faults(db: Connection, match_id: int, faults: Sequence[Any]) -> None:
     """One ``faults`` row per :class:`arena.dealer.FaultRecord` (or alike)."""
     for fault in faults:
         db.execute(
@@ -159,7 +157,7 @@ def insert_faults(db: sqlite3.Connection, match_id: int, faults: Sequence[Any]) 
 
 
 def insert_ratings(
-    db: sqlite3.Connection, match_id: int, updates: Sequence[RatingUpdate], bot_id: BotId
+    db: Connection, match_id: int, updates: Sequence[RatingUpdate], bot_id: BotId
 ) -> None:
     """One ``ratings`` row per update; a non-finite rating is refused by the schema."""
     for update in updates:
@@ -177,7 +175,7 @@ def insert_ratings(
         )
 
 
-def delete_match(db: sqlite3.Connection, match_id: int) -> None:
+def delete_match(db: Connection, match_id: int) -> None:
     """Remove one match and everything that refers to it (inside the caller's transaction)."""
     for table in ("faults", "ratings", "seat_results"):
         db.execute(f"DELETE FROM {table} WHERE match_id = ?", (match_id,))

@@ -1,4 +1,10 @@
-"""The SQLite store: schema, atomic and idempotent match records, crash safety, queries."""
+"""The store: schema, atomic and idempotent match records, crash safety, queries.
+
+Every test that uses a :class:`Store` runs twice through the ``store_url`` fixture: on a
+SQLite file and on a fresh database of a throwaway PostgreSQL server (issue 12 item 4,
+``tests/tournament/postgres.py``); the file-only checks (WAL, PRAGMAs, a garbage file)
+are SQLite's, and ``test_store_postgres.py`` has PostgreSQL's own.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from postgres import postgres_server, store_url  # noqa: F401 (fixtures)
 
 import arena
 from arena.dealer import FaultRecord, MatchResult
@@ -76,16 +83,16 @@ def record(
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "arena.db") as opened:
+def store(store_url: str) -> Iterator[Store]:  # noqa: F811
+    with Store.open(store_url) as opened:
         yield opened
 
 
-def counts(path: Path) -> dict[str, int]:
-    """Rows per table, read with a plain connection."""
-    with sqlite3.connect(path) as db:
+def counts(where: Path | str) -> dict[str, int]:
+    """Rows per table, read on a connection of its own."""
+    with Store.open(where, create=False) as other:
         return {
-            table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            table: other._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             for table in ("matches", "seat_results", "faults", "ratings")
         }
 
@@ -213,12 +220,12 @@ class TestTournaments:
 
 
 class TestRecordMatch:
-    def test_failure_mid_transaction_stores_nothing(self, store: Store, tmp_path: Path) -> None:
+    def test_failure_mid_transaction_stores_nothing(self, store: Store, store_url: str) -> None:  # noqa: F811
         """A NaN rating (refused after the match and seat rows went in) rolls all of it back."""
         tournament_id = store.create_tournament("t", "{}", schedule_rows(2))
         first = store.schedule(tournament_id)[0]
         record(store, tournament_id, first.key, first.seats)
-        before = counts(tmp_path / "arena.db")
+        before = counts(store_url)
         bad = [
             RatingUpdate("alice", "elo", "five-card-draw/nl", 1500.0, 1510.0),
             RatingUpdate("bob", "elo", "five-card-draw/nl", 1500.0, math.nan),
@@ -226,31 +233,31 @@ class TestRecordMatch:
         second = store.schedule(tournament_id)[1]
         with pytest.raises(StoreError, match="record refused"):
             record(store, tournament_id, second.key, second.seats, rating_updates=bad)
-        assert before == counts(tmp_path / "arena.db")
+        assert before == counts(store_url)
         assert [second.key] == [s.key for s in store.pending_matches(tournament_id)]
         record(store, tournament_id, second.key, second.seats)  # the store still works
 
-    def test_two_results_for_one_seat_store_nothing(self, store: Store, tmp_path: Path) -> None:
+    def test_two_results_for_one_seat_store_nothing(self, store: Store, store_url: str) -> None:  # noqa: F811
         """A seat given twice breaks the primary key; the match row goes too."""
         tournament_id = store.create_tournament("t", "{}", schedule_rows(1))
         seat = SeatResult(bot="alice", seat=0, chips=1, hands=10)
         with pytest.raises(StoreError):
             record(store, tournament_id, "m0000", ("alice",), seats=[seat, seat])
-        assert {"matches": 0, "seat_results": 0, "faults": 0, "ratings": 0} == counts(
-            tmp_path / "arena.db"
-        )
+        assert {"matches": 0, "seat_results": 0, "faults": 0, "ratings": 0} == counts(store_url)
 
     def test_second_record_of_a_key_raises_and_counts_once(
-        self, store: Store, tmp_path: Path
+        self,
+        store: Store,
+        store_url: str,  # noqa: F811
     ) -> None:
         """Recording a key twice raises AlreadyRecorded with the first id; nothing doubles."""
         tournament_id = store.create_tournament("t", "{}", schedule_rows(1))
         match_id = record(store, tournament_id, "m0000", ("alice", "bob"))
-        before = counts(tmp_path / "arena.db")
+        before = counts(store_url)
         with pytest.raises(AlreadyRecorded) as info:
             record(store, tournament_id, "m0000", ("alice", "bob"))
         assert match_id == info.value.match_id
-        assert before == counts(tmp_path / "arena.db")
+        assert before == counts(store_url)
         assert {"alice": 1508.0, "bob": 1492.0} == store.current_ratings("elo", "five-card-draw/nl")
 
     def test_unscheduled_key_is_refused(self, store: Store) -> None:
@@ -399,7 +406,7 @@ CHILD = textwrap.dedent(
 SEATS = 4
 
 
-def run_child(path: Path, *, kill_after: int | None, hang_after: int = -1) -> list[str]:
+def run_child(path: Path | str, *, kill_after: int | None, hang_after: int = -1) -> list[str]:
     """Run the recording loop in a fresh interpreter; SIGKILL it after ``kill_after`` commits
     (or once it hangs inside a transaction). Returns the keys it reported as committed."""
     process = subprocess.Popen(
@@ -429,11 +436,12 @@ def run_child(path: Path, *, kill_after: int | None, hang_after: int = -1) -> li
     return committed
 
 
-def assert_consistent(path: Path) -> set[str]:
+def assert_consistent(path: Path | str) -> set[str]:
     """The file reopens; every recorded match has all its rows. Returns the recorded keys."""
     with Store.open(path) as store:
-        assert [("ok",)] == store._db.execute("PRAGMA integrity_check").fetchall()
-        assert [] == store._db.execute("PRAGMA foreign_key_check").fetchall()
+        if isinstance(store._db, sqlite3.Connection):  # PostgreSQL checks its keys as it writes
+            assert [("ok",)] == store._db.execute("PRAGMA integrity_check").fetchall()
+            assert [] == store._db.execute("PRAGMA foreign_key_check").fetchall()
         rows = store.match_rows(tournament="crash")
         for row in rows:
             assert SEATS == len(row.seats), row.key
@@ -457,8 +465,8 @@ def assert_consistent(path: Path) -> set[str]:
 
 class TestCrashSafety:
     @pytest.fixture
-    def path(self, tmp_path: Path) -> Path:
-        path = tmp_path / "arena.db"
+    def path(self, store_url: str) -> str:  # noqa: F811
+        path = store_url
         bots = [f"bot{i}" for i in range(6)]
         schedule = [
             {"key": f"k{i:03d}", "seats": [bots[(i + s) % 6] for s in range(SEATS)], "hands": 10}
@@ -468,7 +476,7 @@ class TestCrashSafety:
             store.create_tournament("crash", json.dumps({"seats": SEATS}), schedule)
         return path
 
-    def test_kill_inside_a_transaction_leaves_no_partial_match(self, path: Path) -> None:
+    def test_kill_inside_a_transaction_leaves_no_partial_match(self, path: str) -> None:
         """SIGKILL between a match's seat rows and its ratings: the match is simply absent."""
         committed = run_child(path, kill_after=None, hang_after=3)
         assert ["k000", "k001", "k002"] == committed
@@ -480,7 +488,7 @@ class TestCrashSafety:
             "ratings": 3 * SEATS,
         } == counts(path)
 
-    def test_kill_and_resume_loses_nothing_and_counts_nothing_twice(self, path: Path) -> None:
+    def test_kill_and_resume_loses_nothing_and_counts_nothing_twice(self, path: str) -> None:
         """Killed three times mid-loop then resumed to the end: all 300 matches, each once."""
         confirmed: set[str] = set()
         for _ in range(3):

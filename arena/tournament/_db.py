@@ -1,0 +1,215 @@
+"""Where the store's rows live: a SQLite file (the default) or a PostgreSQL database.
+
+A database is named by a path (SQLite, no server) or by a ``postgresql://`` URL (one
+database shared by the machines of a league). Everything above this module speaks
+SQLite's SQL with ``?`` placeholders to a :class:`Connection`; for PostgreSQL,
+:class:`PgConnection` turns ``?`` into psycopg's ``%s`` and psycopg's errors into
+:class:`DatabaseError` s, and the few statements whose meaning differs (how a write or
+a read snapshot begins, an aggregate that joins values into text) are asked of this
+module by name (:func:`begin_write`, :func:`begin_read`, :func:`joined`).
+
+psycopg is imported only when a URL is opened: SQLite users never need it, and a
+missing psycopg is one line saying which extra to install. A URL may carry a password;
+:func:`redact` gives the name shown in messages and stored with a tournament, and only
+:func:`connection_url` (for the tournament's advisory lock, :mod:`arena.tournament._lock`)
+gets the full URL back, from this process's memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+"""How a database name that is a PostgreSQL URL begins."""
+
+INSTALL_HINT = "PostgreSQL support needs psycopg: pip install 'arena[postgres]'"
+
+_WRITE_LOCK = "arena:write"
+"""The advisory lock key every write transaction takes, so writers go one at a time (as
+SQLite's ``BEGIN IMMEDIATE``): two runners' check-then-insert of one match never race."""
+
+
+class Cursor(Protocol):
+    """What the store reads from a statement (sqlite3's and psycopg's cursors both are)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """What the store needs of a connection: ``execute`` with ``?`` placeholders."""
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class DatabaseError(Exception):
+    """PostgreSQL refused a statement or the connection broke (message: the server's)."""
+
+
+class IntegrityError(DatabaseError):
+    """A row broke a constraint (a unique key, a check, a foreign key)."""
+
+
+class DataError(DatabaseError):
+    """A value or a result is beyond what the server takes (e.g. a 1 GB text)."""
+
+
+def is_url(database: object) -> bool:
+    """Whether ``database`` names a PostgreSQL database rather than a SQLite file."""
+    return isinstance(database, str) and database.lower().startswith(URL_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (in the user part or as ``password=``): for messages."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.split("@", 1)[-1] if "@" in url else url
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, host = netloc.rsplit("@", 1)
+        user = user.split(":", 1)[0]
+        netloc = f"{user}@{host}" if user else host
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"],
+        safe="/",
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_urls: dict[str, str] = {}
+"""Each opened URL by its redacted name, so the lock can open its own connection."""
+
+
+def connection_url(name: str) -> str:
+    """The full URL of a database this process opened as ``name`` (its redacted form)."""
+    return _urls.get(name, name)
+
+
+def lock_key(text: str) -> int:
+    """A signed 64-bit advisory lock key for ``text`` (the same on every machine)."""
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise DatabaseError(INSTALL_HINT) from None
+    return psycopg
+
+
+def connect(url: str, *, application_name: str = "arena") -> PgConnection:
+    """Open ``url`` in autocommit mode (the store says BEGIN and COMMIT itself).
+
+    Raises :class:`DatabaseError` with one line (no password) when psycopg is missing or
+    the server cannot be reached.
+    """
+    psycopg = _psycopg()
+    name = redact(url)
+    try:
+        raw = psycopg.connect(
+            url, autocommit=True, connect_timeout=10, application_name=application_name[:63]
+        )
+    except psycopg.Error as error:
+        raise DatabaseError(f"cannot connect: {one_line(error)}") from None
+    _urls[name] = url
+    return PgConnection(raw, psycopg)
+
+
+def one_line(error: BaseException) -> str:
+    """The first line of a driver's message, printable and at most 200 characters."""
+    lines = str(error).strip().splitlines() or [type(error).__name__]
+    text = "".join(ch if ch.isprintable() else "?" for ch in lines[0])
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+@lru_cache(maxsize=512)
+def _translate(sql: str) -> str:
+    """SQLite's ``?`` placeholders as psycopg's ``%s`` (a literal ``%`` doubled)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class PgConnection:
+    """A psycopg connection that takes the store's SQL (``?`` placeholders)."""
+
+    def __init__(self, raw: Any, psycopg: Any) -> None:
+        self._raw = raw
+        self._psycopg = psycopg
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self._raw.info.transaction_status != self._psycopg.pq.TransactionStatus.IDLE)
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Any:
+        """Run one statement; psycopg's errors come back as :class:`DatabaseError` s."""
+        errors = self._psycopg.errors
+        try:
+            return self._raw.execute(_translate(sql), tuple(parameters))
+        except errors.IntegrityError as error:
+            raise IntegrityError(one_line(error)) from error
+        except (errors.DataError, errors.ProgramLimitExceeded) as error:
+            raise DataError(one_line(error)) from error
+        except self._psycopg.Error as error:
+            raise DatabaseError(one_line(error)) from error
+
+    def close(self) -> None:
+        self._raw.close()
+
+
+# --- statements that differ --------------------------------------------------------------
+
+
+def begin_write(db: Connection) -> None:
+    """Begin a write transaction that waits for any other writer (one writer at a time)."""
+    if isinstance(db, PgConnection):
+        db.execute("BEGIN")
+        db.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(_WRITE_LOCK),))
+    else:
+        db.execute("BEGIN IMMEDIATE")
+
+
+def begin_read(db: Connection) -> None:
+    """Begin a read transaction whose statements all see one snapshot."""
+    if isinstance(db, PgConnection):
+        db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    else:
+        db.execute("BEGIN")  # SQLite in WAL: a read transaction is one snapshot
+
+
+def joined(db: Connection, expression: str, separator: str, order: Sequence[str]) -> str:
+    """An aggregate joining ``expression`` over the rows into text, in ``order``.
+
+    SQLite's ``group_concat`` feeds the rows in scan order (the callers check it is
+    ``order``); PostgreSQL is told the order.
+    """
+    if isinstance(db, PgConnection):
+        return f"string_agg(CAST({expression} AS TEXT), {separator} ORDER BY {', '.join(order)})"
+    return f"group_concat({expression}, {separator})"
+
+
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, DatabaseError)
+"""A failed statement, from either database."""
+
+INTEGRITY_ERRORS: tuple[type[Exception], ...] = (sqlite3.IntegrityError, IntegrityError)
+"""A row refused by a constraint, from either database."""
+
+DATA_ERRORS: tuple[type[Exception], ...] = (sqlite3.DataError, DataError)
+"""A value or result too large, from either database."""
