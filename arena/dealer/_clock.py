@@ -11,10 +11,17 @@ in-process policy) keeps the wall clock. Both probes are optional and called thr
 A driver may also say that the seat's cgroup recorded a breach (``limit_breach()``:
 ``"MEMORY_LIMIT"`` or ``"PROCESS_LIMIT"``); :func:`breach_fault` turns one into the
 fault recorded instead of the disconnect or timeout it caused.
+
+A CPU-clocked decision needs its CPU read while it waits. One watchdog per Trio run (a
+system task, :class:`_Watchdog`) reads every waiting decision's CPU when it is due, so a
+decision costs a heap entry instead of a task of its own (issue 12 item 6: spawning and
+cancelling a watcher task per decision cost more than the rest of the decision).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 import os
 from collections.abc import Awaitable, Callable
@@ -79,6 +86,63 @@ def backstop(allowed: float) -> float:
     return max(CPU_BACKSTOP_FACTOR * allowed, allowed + CPU_BACKSTOP_FLOOR)
 
 
+class _Watchdog:
+    """Reads the CPU of every waiting CPU-clocked decision of one Trio run when it is due.
+
+    A decision registers when its wait starts (:meth:`add`) and, once it ends, its entry
+    is dropped (:meth:`prune`: ended entries at the top of the heap go at once, so the
+    watchdog does not wake for decisions that were answered). The watchdog sleeps until
+    the earliest entry.
+    """
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, DecisionClock]] = []
+        self._order = itertools.count()
+        self._sleep: trio.CancelScope | None = None
+
+    def add(self, clock: DecisionClock, due: float) -> None:
+        heapq.heappush(self._heap, (due, next(self._order), clock))
+        if self._sleep is not None and due < self._sleep.deadline:
+            self._sleep.deadline = due
+
+    def prune(self) -> None:
+        """Drop the ended decisions at the top of the heap; sleep until the next live one."""
+        heap = self._heap
+        while heap and heap[0][2]._scope is None:
+            heapq.heappop(heap)
+        if self._sleep is not None:
+            self._sleep.deadline = heap[0][0] if heap else math.inf
+
+    async def run(self) -> None:
+        heap = self._heap
+        while True:
+            now = trio.current_time()
+            while heap and heap[0][0] <= now:
+                _, _, clock = heapq.heappop(heap)
+                due = clock.poll(now)
+                if due is not None:
+                    heapq.heappush(heap, (due, next(self._order), clock))
+            self.prune()
+            with trio.CancelScope(deadline=heap[0][0] if heap else math.inf) as sleep:
+                self._sleep = sleep
+                await trio.sleep_forever()
+            self._sleep = None
+
+
+_WATCHDOG: trio.lowlevel.RunVar[_Watchdog] = trio.lowlevel.RunVar("arena_cpu_watchdog")
+
+
+def _watchdog() -> _Watchdog:
+    """This Trio run's watchdog, started on first use."""
+    try:
+        return _WATCHDOG.get()
+    except LookupError:
+        watchdog = _Watchdog()
+        _WATCHDOG.set(watchdog)
+        trio.lowlevel.spawn_system_task(watchdog.run, name="arena cpu watchdog")
+        return watchdog
+
+
 class DecisionClock:
     """Times one decision on the clock in force for ``driver``, ``allowed`` seconds.
 
@@ -97,6 +161,7 @@ class DecisionClock:
         self._elapsed = 0.0
         self._cpu_used = 0.0
         self.cpu_ran_out = False
+        self._scope: trio.CancelScope | None = None  # set while a CPU-clocked wait runs
 
     def cpu_used(self) -> float:
         """CPU seconds the tree used since the request (the last good reading)."""
@@ -107,29 +172,42 @@ class DecisionClock:
 
     async def run(self, body: Callable[[], Awaitable[None]]) -> bool:
         """Run ``body`` (the wait for the answer); True when the clock ran out first."""
-        if self.kind == WALL:
-            with trio.move_on_after(self.limit) as scope:
+        with trio.move_on_after(self.limit) as scope:
+            if self.kind == WALL:
                 await body()
-        else:
-            with trio.move_on_after(self.limit) as scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._watch, scope)
+            else:
+                watchdog = _watchdog()
+                self._scope = scope
+                watchdog.add(self, self._wall_start + self._poll_interval(self.allowed))
+                try:
                     await body()
-                    nursery.cancel_scope.cancel()
+                finally:
+                    self._scope = None
+                    watchdog.prune()
         self._elapsed = trio.current_time() - self._wall_start
         return scope.cancelled_caught
 
-    async def _watch(self, scope: trio.CancelScope) -> None:
+    @staticmethod
+    def _poll_interval(remaining: float) -> float:
         """Read the CPU no later than when the budget could run out with every core busy."""
         cores = os.cpu_count() or 1
-        remaining = self.allowed  # just read when the request went out
-        while True:
-            await trio.sleep(min(max(remaining / cores, POLL_FLOOR), POLL_CAP))
+        return min(max(remaining / cores, POLL_FLOOR), POLL_CAP)
+
+    def poll(self, now: float) -> float | None:
+        """The watchdog's reading: when to read again, or None (the wait is over, or the
+        CPU ran out and the wait is cancelled)."""
+        scope = self._scope
+        if scope is None:
+            return None
+        try:
             remaining = self.allowed - self.cpu_used()
-            if remaining <= 0:
-                self.cpu_ran_out = True
-                scope.cancel()
-                return
+        except Exception:  # never let a reading break the watchdog: read again later
+            return now + POLL_CAP
+        if remaining <= 0:
+            self.cpu_ran_out = True
+            scope.cancel()
+            return None
+        return now + self._poll_interval(remaining)
 
     def charged(self, free: float) -> float:
         """Seconds this decision cost on the clock in force (at most what was allowed),
