@@ -115,6 +115,25 @@ def remote_names(specs: Iterable[Any]) -> list[str]:
     return names
 
 
+DUPLICATE_REFUSED = (
+    "duplicate dealing with a bot that dials in would show it its opponents' cards: one "
+    "process plays every rotation of the deal at the same time"
+)
+
+
+def check_remote_seats(specs: Sequence[Any], *, duplicate: bool, fix: str) -> None:
+    """Refuse what a bot that dials in could exploit: duplicate dealing (``fix`` says how to
+    turn it off), and one token's bot in two seats of one table (it would see both hands)."""
+    names = [spec.target for spec in specs if spec.kind == REMOTE_KIND]
+    if names and duplicate:
+        raise click.UsageError(f"{', '.join(dict.fromkeys(names))}: {DUPLICATE_REFUSED}; {fix}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise click.UsageError(
+            f"remote bot {', '.join(twice)} sits twice at one table: it would see both hands"
+        )
+
+
 @contextlib.asynccontextmanager
 async def open_dial_in(
     dial_in: DialIn, names: Sequence[str], console: Console

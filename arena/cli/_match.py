@@ -19,6 +19,7 @@ from rich.table import Table as RichTable
 from arena.cli._bots import BotSpec, parse_bot_spec, unique_names
 from arena.cli._dial_in import (
     DialIn,
+    check_remote_seats,
     dial_in_options,
     open_dial_in,
     remote_names,
@@ -310,6 +311,7 @@ def command(
     dials in at --listen (a token from `arena bots add`). Records go to OUT/<match id>/.
     """
     specs = _checked_bots(bots, sandbox)
+    check_remote_seats(specs, duplicate=duplicate, fix="leave out --duplicate")
     config = _checked_game(stack, structure, small_blind, big_blind, ante, max_draw, joker)
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
     settings = with_seed(  # the seed is drawn now: log.jsonl has it before the first hand

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from arena.cli._dial_in import DialIn, dial_in_options
+from arena.cli._dial_in import DialIn, check_remote_seats, dial_in_options
 from arena.cli._tournament import play_and_show
 from arena.cli._watch import watch_option
+from arena.tournament import TournamentConfigError, load_tournament
 
 
 @click.command("serve")
@@ -28,6 +29,12 @@ def serve(file: Path, dial_in: DialIn, resume: bool, no_plugins: bool, watch: st
     """
     if dial_in.listen is None:
         raise click.UsageError("give --listen HOST:PORT: where the remote bots dial in")
+    try:
+        config = load_tournament(file)
+    except TournamentConfigError as error:
+        raise click.ClickException(str(error)) from None
+    fix = f"set `duplicate = false` in [tournament] of {config.source}"
+    check_remote_seats(config.bots, duplicate=config.duplicate, fix=fix)
     play_and_show(file, resume=resume, no_plugins=no_plugins, watch=watch, dial_in=dial_in)
 
 

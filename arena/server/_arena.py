@@ -9,8 +9,10 @@ the block ends every stream and stops the server.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import resource
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -162,6 +164,7 @@ async def open_arena_server(
     """
     verifier = _load_verifier(settings)
     tls = _load_tls(settings)
+    _raise_file_limit()
     bots = {
         name: RemoteBot(
             name,
@@ -174,7 +177,12 @@ async def open_arena_server(
     send, receive = trio.open_memory_channel[Offer](math.inf)
     token = trio.lowlevel.current_trio_token()
     service = ArenaService(
-        verifier, bots, trio_pusher(token, send), token, max_tables=settings.max_tables
+        verifier,
+        bots,
+        trio_pusher(token, send),
+        token,
+        max_tables=settings.max_tables,
+        holds=lambda name, ticket: bool(ticket) and bots[name].holds(ticket),
     )
     server = _GrpcServer(settings, service, verifier, tls, len(bots))
     try:
@@ -198,8 +206,18 @@ async def open_arena_server(
             await run_on_grpc_loop(server.stop)
 
 
+def _raise_file_limit() -> None:
+    """Every connection costs a descriptor: use the hard limit, not the soft 1024."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def _is_live(verifier: TokenVerifier, name: str) -> bool:
-    return name in verifier.live_names()
+    """Whether a dropped seat of ``name`` is held: its token is live, or the store cannot
+    be read just now (a bad edit of the organiser's holds the seats, refusing newcomers)."""
+    return verifier.error is not None or name in verifier.live_names()
 
 
 async def _deliver(receive: trio.MemoryReceiveChannel[Offer], bots: dict[str, RemoteBot]) -> None:

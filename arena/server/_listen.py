@@ -352,6 +352,7 @@ def server_options(
     min_client_ping_interval: float = 20.0,
     max_ping_strikes: int = 2,
     max_streams_per_connection: int = 16,
+    handshake_timeout: float = 5.0,
 ) -> list[tuple[str, int]]:
     """The ``grpc.aio.server(options=...)`` of the dial-in server (times in seconds).
 
@@ -392,4 +393,7 @@ def server_options(
         ("grpc.max_send_message_length", 1 << 20),
         ("grpc.max_concurrent_streams", max_streams_per_connection),
         ("grpc.so_reuseport", 0),
+        # a connection that never finishes its (TLS) handshake is closed after this, not
+        # gRPC's 120 s: otherwise a stranger's half-open connections use up the descriptors
+        ("grpc.server_handshake_timeout_ms", ms(handshake_timeout)),
     ]

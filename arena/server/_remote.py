@@ -140,9 +140,15 @@ class RemoteBot:
         self._seats.pop(seat.ticket, None)
         self._notify()
 
+    def holds(self, ticket: str) -> bool:
+        """Whether one of the bot's seats has resume ticket ``ticket`` (read by the server)."""
+        return ticket in self._seats
+
     def _prune(self) -> None:
-        """Drop offered streams the bot has since closed."""
+        """Drop (and end) offered streams the bot has since closed."""
         if any(not stream.is_open() for stream in self._free):
+            for stream in [s for s in self._free if not s.is_open()]:
+                trio.lowlevel.spawn_system_task(stream.aclose)
             self._free = collections.deque(s for s in self._free if s.is_open())
 
     def _notify(self) -> None:

@@ -68,6 +68,7 @@ class HeldSeat:
         self._gone: str | None = None  # why the seat is broken for good
         self._closed = False
         self._resuming = False  # a new stream is saying its Hello
+        self._taking = trio.Lock()
         self.resumes = 0
 
     @property
@@ -168,11 +169,12 @@ class HeldSeat:
         if self._closed or self._gone is not None:
             await stream.aclose()
             return False
-        self._resuming = True
-        try:
-            return await self._take_back(stream)
-        finally:
-            self._resuming = False
+        async with self._taking:  # one hand-over at a time: a later one replaces it
+            self._resuming = True
+            try:
+                return await self._take_back(stream)
+            finally:
+                self._resuming = False
 
     async def _take_back(self, stream: GrpcConnection) -> bool:
         old, self._stream = self._stream, None

@@ -93,12 +93,14 @@ class ArenaService:
         *,
         max_tables: int,
         bucket: Callable[[], RateBucket] = RateBucket,
+        holds: Callable[[str, str], bool] = lambda name, ticket: False,
     ) -> None:
         self._verifier = verifier
         self._names = frozenset(names)
         self._push = push
         self._token = token
         self._max_tables = max_tables
+        self._holds = holds  # whether bot ``name`` holds a seat with resume ticket ``ticket``
         self._buckets = {name: bucket() for name in self._names}
         self._owners = {name: _Owner(name) for name in self._names}
         self._open: collections.Counter[str] = collections.Counter()
@@ -125,7 +127,8 @@ class ArenaService:
             )
             return
         ticket = _header(metadata, RESUME_HEADER)
-        if self._open[name] >= self._max_tables * (2 if ticket else 1):
+        room = self._max_tables * (2 if self._holds(name, ticket) else 1)  # a resume may overlap
+        if self._open[name] >= room:
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"bot {name!r} has {self._open[name]} streams open (max_tables {self._max_tables})",
@@ -169,6 +172,8 @@ class ArenaService:
         while True:
             await asyncio.sleep(REFRESH_INTERVAL)
             self._verifier.refresh()
+            if self._verifier.error is not None:
+                continue  # a store broken mid-run refuses new streams; open ones play on
             for call, identity in list(self._streams.items()):
                 if not self._verifier.still_valid(identity):
                     call.end(grpc.StatusCode.UNAUTHENTICATED, "the bot's token was revoked")

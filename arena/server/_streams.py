@@ -40,9 +40,12 @@ class ServerCall:
 
     async def read(self) -> Any:
         try:
-            return await self._context.read()
+            raw = await self._context.read()
         except grpc.aio.UsageError:  # the handler returned: the stream is over
             return grpc.aio.EOF
+        if raw is grpc.aio.EOF:  # the bot closed its side (or vanished): end ours too
+            self.end(grpc.StatusCode.OK, "")
+        return raw
 
     async def write(self, message: pb.DealerMessage) -> None:
         await self._context.write(message)

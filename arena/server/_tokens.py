@@ -193,9 +193,14 @@ def read_store(path: Path, *, missing_ok: bool) -> dict[str, dict[str, Any]]:
 
 def _read_bytes(path: Path, *, missing_ok: bool) -> bytes | None:
     try:
-        with open(path, "rb") as file:
-            mode = os.fstat(file.fileno()).st_mode
-            raw = file.read(_MAX_STORE_BYTES + 1)
+        # no symlink, and no wait on a FIFO someone put in the store's place
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as file:
+            info = os.fstat(file.fileno())
+            mode = info.st_mode
+            if stat.S_ISREG(mode):
+                raw = file.read(_MAX_STORE_BYTES + 1)
+        folder = os.stat(path.parent)
     except FileNotFoundError:
         if missing_ok:
             return None
@@ -209,6 +214,16 @@ def _read_bytes(path: Path, *, missing_ok: bool) -> bytes | None:
     if mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise TokenStoreError(
             f"{path}: the token store is writable by group or others (chmod 600 {path})"
+        )
+    me = os.geteuid()
+    if info.st_uid not in (me, 0):
+        raise TokenStoreError(
+            f"{path}: the token store belongs to another user (uid {info.st_uid})"
+        )
+    if folder.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not folder.st_mode & stat.S_ISVTX:
+        raise TokenStoreError(
+            f"{path}: its folder is writable by group or others, so anyone could replace "
+            f"the store (chmod 700 {path.parent})"
         )
     if len(raw) > _MAX_STORE_BYTES:
         raise TokenStoreError(f"{path}: corrupt token store: larger than 16 MB")

@@ -87,6 +87,10 @@ class DialStream:
     def send_raw(self, raw: bytes) -> None:
         self._outbox.put(raw)
 
+    def half_close(self) -> None:
+        """End the bot's side of the stream (keep reading the arena's)."""
+        self._outbox.put(_END)
+
     def receive(self) -> pb.DealerMessage | None:
         """The next message, or None once the stream ended (any status)."""
         try:

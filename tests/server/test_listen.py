@@ -451,6 +451,7 @@ def test_server_options_are_exact_names_that_grpc_knows() -> None:
         "grpc.max_send_message_length": 1 << 20,
         "grpc.max_concurrent_streams": 16,
         "grpc.so_reuseport": 0,
+        "grpc.server_handshake_timeout_ms": 5000,
     }
     from grpc._cython import cygrpc
 

@@ -54,6 +54,7 @@ def _league(folder: Path, remote: list[str]) -> Path:
 name = "dial-league"
 format = "round_robin"
 hands_per_match = 40
+duplicate = false
 concurrency = 2
 output = "runs"
 database = "league.db"
