@@ -192,7 +192,7 @@ def run(
         "--tables",
         type=int,
         default=tables,
-        help="tables at once (default 2: a heads-up duplicate match plays two at once)",
+        help="tables (Play streams) at once (default 2)",
     )
     args = parser.parse_args(argv)
     if args.dial is None:

@@ -350,7 +350,7 @@ function dial(args) {
   const token = args.token || process.env.ARENA_TOKEN || '';
   if (!token) refuse('no token: pass --token or set $ARENA_TOKEN (from `arena bots add NAME`)');
   if (!/^[\x21-\x7e]+$/.test(token)) refuse('the token has characters no arena token has (arena_<bot>_<64 hex digits>)');
-  const tables = Number(args.tables || '2'); // a heads-up duplicate match plays 2 tables at once
+  const tables = Number(args.tables || '2'); // two tables at once by default
   if (!Number.isInteger(tables) || tables < 1 || tables > MAX_TABLES) {
     refuse(`--tables must be between 1 and ${MAX_TABLES}, not ${printable(args.tables)}`);
   }
