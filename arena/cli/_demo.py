@@ -13,6 +13,7 @@ from arena.cli._errors import user_errors
 from arena.cli._ratings import standings_table
 from arena.cli._report import report_to
 from arena.cli._tournament import demo_config, interrupted_line, play_tournament
+from arena.tournament import TournamentConfig
 from arena.web._report import ReportRequest
 
 DEMO_FILE = Path("examples_tournaments/demo.toml")
@@ -68,7 +69,8 @@ def command(
         standings = play_tournament(config, resume=False, no_plugins=no_plugins, console=console)
     console.print(
         standings_table(
-            standings, f"leaderboard: {standings.game_type}, every tournament in {config.database}"
+            standings,
+            f"leaderboard: {standings.game_type}, every tournament in {config.database_name}",
         )
     )
     console.print(
@@ -78,10 +80,15 @@ def command(
     )
     report = report_to(
         config.database,
-        ReportRequest(game_type=standings.game_type, output=config.database.parent / "report.html"),
+        ReportRequest(game_type=standings.game_type, output=_report_folder(config) / "report.html"),
     )
     console.print(
         f"report: {report.resolve()} (one file: open it in a browser, offline)",
         markup=False,
         highlight=False,
     )
+
+
+def _report_folder(config: TournamentConfig) -> Path:
+    """Beside the SQLite file, or beside the records for a PostgreSQL database."""
+    return config.database.parent if isinstance(config.database, Path) else config.output.parent

@@ -23,9 +23,18 @@ from arena.cli._rating_systems import pick_system, ranked, stored_pair_results
 from arena.plugins import RatingSystem
 from arena.ratings import bounded_rating, check_rating_setting
 from arena.tournament import Standings, Store, StoreError, TournamentConfig, compute_standings
+from arena.tournament._db import is_url
 from arena.tournament._standings import StandingsRefresher, open_reader, stored_anchor
 
 DEFAULT_DATABASE = Path("arena-data/arena.db")
+
+
+def database_option(_ctx: object, _param: object, value: str | Path) -> Path | str:
+    """``--db``: a SQLite file, or a ``postgresql://`` URL kept as it is (issue 12)."""
+    return value if is_url(value) else Path(value)
+
+
+DATABASE_HELP = "A SQLite file, or a postgresql:// URL."
 DEFAULT_ANCHOR_RATING = 1000.0
 
 
@@ -227,7 +236,12 @@ def _anchor_for(
 
 @click.command("ratings")
 @click.option(
-    "--db", "database", type=click.Path(path_type=Path), default=DEFAULT_DATABASE, show_default=True
+    "--db",
+    "database",
+    default=str(DEFAULT_DATABASE),
+    show_default=True,
+    callback=database_option,
+    help=DATABASE_HELP,
 )
 @click.option(
     "--game-type",
@@ -268,7 +282,7 @@ def _anchor_for(
 )
 @click.option("--no-plugins", is_flag=True, help="With --system: only the built-in rating systems.")
 def ratings_command(
-    database: Path,
+    database: Path | str,
     game_type: str | None,
     tournament_name: str | None,
     anchor: str | None,
@@ -280,7 +294,7 @@ def ratings_command(
     no_plugins: bool,
 ) -> None:
     """Print the leaderboard from the database: Elo and mbb/hand, every figure with its interval."""
-    if not database.is_file():
+    if isinstance(database, Path) and not database.is_file():
         raise click.ClickException(
             f"{database}: no such database (run a tournament first, or pass --db)"
         )

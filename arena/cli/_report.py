@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from arena.cli._ratings import DEFAULT_DATABASE
+from arena.cli._ratings import DATABASE_HELP, DEFAULT_DATABASE, database_option
 from arena.tournament import StoreError
 from arena.web import ReportError, ReportRequest, write_report
 
 
-def report_to(database: Path, request: ReportRequest) -> Path:
+def report_to(database: Path | str, request: ReportRequest) -> Path:
     """Write the report; every failure is one line (a :class:`click.ClickException`)."""
-    if not database.is_file():
+    if isinstance(database, Path) and not database.is_file():
         raise click.ClickException(
             f"{database}: no such database (run a tournament first, or pass --db)"
         )
@@ -31,7 +31,12 @@ def report_to(database: Path, request: ReportRequest) -> Path:
 
 @click.command("report")
 @click.option(
-    "--db", "database", type=click.Path(path_type=Path), default=DEFAULT_DATABASE, show_default=True
+    "--db",
+    "database",
+    default=str(DEFAULT_DATABASE),
+    show_default=True,
+    callback=database_option,
+    help=DATABASE_HELP,
 )
 @click.option(
     "--tournament",

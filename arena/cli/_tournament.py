@@ -197,7 +197,7 @@ def _leaderboard(
 
 def _recorded_line(config: TournamentConfig, progress: Progress) -> str:
     """The line after the tournament: how many matches are recorded, and any left to resume."""
-    line = f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database}"
+    line = f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database_name}"
     if progress.not_started:
         line += (
             f"; {progress.not_started} not started (a bot did not start): "
@@ -230,7 +230,7 @@ def interrupted_line(config: TournamentConfig, *, resume_hint: bool = True) -> s
                 kept = f"{done}/{total} matches are recorded"
     except (StoreError, OSError):
         pass
-    where = f"in {config.database}"
+    where = f"in {config.database_name}"
     hint = f"; `arena tournament resume {config.source}` plays the rest" if resume_hint else ""
     return f"interrupted: {kept} {where}{hint}"
 
@@ -256,7 +256,7 @@ def play_and_show(
             watch=watch,
             dial_in=dial_in,
         )
-        title = f"leaderboard: {standings.game_type}, all tournaments in {config.database.name}"
+        title = f"leaderboard: {standings.game_type}, all tournaments in {_short_name(config)}"
         console.print(standings_table(standings, title))
     if progress.not_started:  # not finished: scripts can tell (the note above says why)
         raise SystemExit(NOT_STARTED_EXIT)
@@ -289,3 +289,8 @@ def demo_config(file: Path, name: str | None) -> TournamentConfig:
 
 
 commands = (tournament,)
+
+
+def _short_name(config: TournamentConfig) -> str:
+    """The SQLite file's name, or the PostgreSQL URL without its password."""
+    return config.database.name if isinstance(config.database, Path) else config.database_name

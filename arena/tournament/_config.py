@@ -34,6 +34,7 @@ from arena.dealer import (
 from arena.engine import GameConfig
 from arena.ratings import DEFAULT_ANCHOR_RATING, DEFAULT_K_FACTOR, DEFAULT_START_RATING
 from arena.tournament._bots import BotSpec
+from arena.tournament._db import redact
 from arena.tournament._drivers import DriverContext
 from arena.tournament._scheduled import ScheduledMatch
 
@@ -115,7 +116,8 @@ class TournamentConfig:
     seed: int
     seed_drawn: bool = False
     output: Path
-    database: Path
+    database: Path | str
+    """A SQLite file, or a ``postgresql://`` URL (a str) of a shared database."""
     early_stop: bool = False
     sandbox: str = "auto"
     game: GameConfig = field(default_factory=GameConfig)
@@ -125,6 +127,11 @@ class TournamentConfig:
     bots: tuple[BotEntry, ...] = ()
     workdir: Path
     source: str = "<string>"
+
+    @property
+    def database_name(self) -> str:
+        """The database for messages: the file, or the URL without its password."""
+        return redact(self.database) if isinstance(self.database, str) else str(self.database)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -176,10 +183,7 @@ class TournamentConfig:
                 "workdir": self.workdir,
                 "sandbox": self.sandbox,
                 # the records (hidden cards) and the database: never visible to a bot
-                "hidden_paths": (
-                    self.output,
-                    *(self.database.with_name(self.database.name + end) for end in _DB_FILES),
-                ),
+                "hidden_paths": (self.output, *database_files(self.database)),
             },
         )
 
@@ -236,7 +240,7 @@ class TournamentConfig:
                 "max_tables_per_bot": self.max_tables_per_bot,
                 "seed": self.seed,
                 "output": str(self.output),
-                "database": str(self.database),
+                "database": self.database_name,
                 "early_stop": self.early_stop,
                 # only when set, so tournaments stored before it resume unchanged
                 **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
@@ -254,6 +258,13 @@ class TournamentConfig:
 
 _DB_FILES = ("", "-wal", "-shm", ".lock")
 """The database file and SQLite's (and the run lock's) files beside it: all hidden from bots."""
+
+
+def database_files(database: Path | str) -> tuple[Path, ...]:
+    """The files of a SQLite database (none for a PostgreSQL URL)."""
+    if isinstance(database, str):
+        return ()
+    return tuple(database.with_name(database.name + end) for end in _DB_FILES)
 
 
 def _plain(value: object) -> object:

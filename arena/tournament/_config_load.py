@@ -29,6 +29,7 @@ from arena.tournament._config import (
     TournamentConfigError,
     _check_field,
 )
+from arena.tournament._db import is_url
 from arena.tournament._limits import parse_limits
 
 
@@ -204,6 +205,10 @@ class _Parser:
     def path(self, value: str) -> Path:
         return (self.base / Path(value).expanduser()).resolve()
 
+    def where(self, value: str) -> Path | str:
+        """``tournament.database``: a file (relative to this one) or a ``postgresql://`` URL."""
+        return value if is_url(value) else self.path(value)
+
     def bot_name(self, value: object, key: str) -> str:
         if not isinstance(value, str):
             raise self.fail(
@@ -245,7 +250,7 @@ class _Parser:
             else self.integer(tour, t, "seed", None, minimum=0, maximum=_bounds.MAX_SEED)
         )
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
-        database = self.path(self.string(tour, t, "database", "arena.db") or "arena.db")
+        database = self.where(self.string(tour, t, "database", "arena.db") or "arena.db")
         early_stop = self.early_stop(tour, fmt)
         game, stack = self.game(self.table(data, "game"))
         timeouts = self.timeouts(self.table(data, "timeouts"))

@@ -22,7 +22,6 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 """How a database name that is a PostgreSQL URL begins."""
@@ -76,21 +75,23 @@ def is_url(database: object) -> bool:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password (in the user part or as ``password=``): for messages."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url.split("@", 1)[-1] if "@" in url else url
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, host = netloc.rsplit("@", 1)
+    """``url`` without its password (in the user part or as ``password=``): for messages.
+
+    Everything else is kept as written (not re-encoded).
+    """
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(ch) for ch in "/?#") if i >= 0), default=len(rest))
+    authority, tail = rest[:end], rest[end:]
+    if "@" in authority:
+        user, host = authority.rsplit("@", 1)
         user = user.split(":", 1)[0]
-        netloc = f"{user}@{host}" if user else host
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"],
-        safe="/",
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        authority = f"{user}@{host}" if user else host
+    path, question, query = tail.partition("?")
+    if question:
+        query, hash_, fragment = query.partition("#")
+        kept = [part for part in query.split("&") if part.split("=", 1)[0] != "password"]
+        tail = path + ("?" + "&".join(kept) if kept else "") + hash_ + fragment
+    return scheme + sep + authority + tail
 
 
 _urls: dict[str, str] = {}

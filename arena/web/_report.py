@@ -101,7 +101,7 @@ def render_report(store: Store, request: ReportRequest) -> str:
     )
 
 
-def write_report(database: Path, request: ReportRequest) -> Path:
+def write_report(database: Path | str, request: ReportRequest) -> Path:
     """Write the report of ``database`` to ``request.output``; returns the path written.
 
     Raises :class:`StoreError` (missing or corrupt database) or :class:`ReportError`.
