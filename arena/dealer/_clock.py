@@ -172,7 +172,7 @@ class DecisionClock:
 
     async def run(self, body: Callable[[], Awaitable[None]]) -> bool:
         """Run ``body`` (the wait for the answer); True when the clock ran out first."""
-        with trio.move_on_after(self.limit) as scope:
+        with trio.CancelScope(deadline=self._wall_start + self.limit) as scope:
             if self.kind == WALL:
                 await body()
             else:

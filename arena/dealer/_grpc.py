@@ -7,9 +7,13 @@ gRPC runs on the shared asyncio loop (:mod:`arena.dealer._bridge`). Each
   Trio memory channel, then one end marker saying why the stream ended (the bot
   hung up, crashed, sent an oversize message or bytes that are not a BotMessage);
 * a writer that drains a queue of ``DealerMessage`` into ``call.write`` in order.
-  Trio appends to the queue (a deque) and wakes the loop only when no wake-up is
+  Trio appends to the queue (a deque) and wakes the writer only when no wake-up is
   already pending, so a burst of messages (hand end, next hand start, first
-  decision) costs one cross-thread wake-up, not one each.
+  decision) costs one wake-up, not one each.
+
+Wake-ups both ways are batched across streams (:mod:`arena.dealer._wakeups`): a Trio
+tick that writes to many streams wakes the loop once, and the messages the loop reads
+in one iteration reach Trio in one hand-over.
 
 So Trio's ``receive()`` is a plain memory-channel receive (cancelling it loses
 nothing), and ``send()`` only queues (a write is never cancelled half-way, which in
@@ -27,7 +31,6 @@ import collections
 import contextlib
 import math
 import weakref
-from collections.abc import Callable
 from typing import Protocol
 
 import grpc
@@ -36,7 +39,7 @@ import trio
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.dealer import _bridge
+from arena.dealer import _bridge, _wakeups
 from arena.dealer._seat import MalformedStreamError, RateLimitedError, SeatBrokenError
 from arena.protocol import pb
 from arena.text import escape_untrusted
@@ -136,8 +139,8 @@ class GrpcConnection:
     ) -> None:
         self._bot = bot
         self._gate = gate
-        send, self._inbox = trio.open_memory_channel[pb.BotMessage | _End](math.inf)
-        self._push: Callable[[pb.BotMessage | _End], bool] = _bridge.trio_pusher(token, send)
+        self._outlet, self._inbox = trio.open_memory_channel[pb.BotMessage | _End](math.inf)
+        self._deliveries = _wakeups.deliveries_for(token)
         self._end: str | None = None  # Trio side: the end marker was received
         self._end_error: type[SeatBrokenError] = SeatBrokenError
         self._closed = False
@@ -174,7 +177,7 @@ class GrpcConnection:
         self._outbox.append(message)
         if not self._kick_pending:
             self._kick_pending = True
-            _bridge.call_soon(self._kick)
+            _wakeups.kick(self._kick)
 
     async def receive(self) -> pb.BotMessage:
         """The bot's next message; cancellation-safe (nothing is lost)."""
@@ -237,6 +240,9 @@ class GrpcConnection:
         self._progress = asyncio.Event()
         self._reader = asyncio.create_task(self._read_loop(call), name=f"read {self._bot.name}")
         self._writer = asyncio.create_task(self._write_loop(call), name=f"write {self._bot.name}")
+
+    def _push(self, item: pb.BotMessage | _End) -> bool:
+        return self._deliveries.push(self._outlet, item)
 
     def _kick(self) -> None:
         # clear the flag first: a send that still sees it set is drained by this kick

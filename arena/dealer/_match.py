@@ -16,9 +16,10 @@ from collections.abc import Callable, Sequence
 import trio
 
 from arena import protocol
-from arena.dealer._answers import StaleFlood, describe_action, receive_action
+from arena.dealer._answers import describe_action
 from arena.dealer._chips import ChipLedger
-from arena.dealer._clock import CPU, WALL, DecisionClock, breach_fault, read_breach, read_cpu
+from arena.dealer._clock import CPU, WALL, breach_fault, read_breach, read_cpu
+from arena.dealer._decide import DecisionWaits
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
 from arena.dealer._seat import BotDriver, SeatBrokenError
 from arena.dealer._seat_record import HandObserver, deck_for
@@ -41,7 +42,7 @@ from arena.protocol import (
 )
 
 
-class _MatchRunner:
+class _MatchRunner(DecisionWaits):
     """One table: ``settings.hands`` hands, deck ``i - 1`` for hand ``i``, the first
     button on ``first_button``. A duplicate match runs one per rotation
     (:mod:`arena.dealer._duplicate`); either way it is stepped with :meth:`open_seats`,
@@ -82,6 +83,7 @@ class _MatchRunner:
             self.table.join(seat.index, f"seat-{seat.index}", settings.starting_stack)
         self._chips = ChipLedger(n)
         self._history = PublicHistory()
+        self._names: list[str] = []  # the players' names, in hand order, for this hand
 
     # --- seat state, read from the table ---------------------------------------
 
@@ -147,13 +149,15 @@ class _MatchRunner:
         """Best-effort send; a broken stream sits the seat out with a recorded fault."""
         if seat.connection is None:
             return
+        deadline = trio.current_time() + max(1.0, self.settings.action_timeout)
         try:
-            with trio.fail_after(max(1.0, self.settings.action_timeout)):
+            with trio.CancelScope(deadline=deadline) as scope:  # fail_after, for less
                 await seat.connection.send(message)
-        except (SeatBrokenError, trio.TooSlowError) as error:
-            reason = getattr(error, "fault_reason", pb.FAULT_REASON_DISCONNECTED)
-            detail = f"send failed: {error or 'too slow'}"
-            await self._break(seat, hand_number, detail, reason=reason)
+        except SeatBrokenError as error:
+            await self._break(seat, hand_number, f"send failed: {error}", reason=error.fault_reason)
+            return
+        if scope.cancelled_caught:
+            await self._break(seat, hand_number, "send failed: too slow")
 
     async def _break(
         self,
@@ -286,83 +290,6 @@ class _MatchRunner:
         hand.apply(default)
         await self._report_fault(seat, hand_number, decision_id, default, reason, detail, code)
 
-    async def _wait_for_answer(
-        self,
-        seat: _Seat,
-        hand: Hand,
-        players: Sequence[int],
-        hand_number: int,
-        hand_id: str,
-        decision_id: str,
-    ) -> tuple[pb.Action | None, pb.FaultReason, str]:
-        """Send the DecisionRequest and wait for the answer within the clock (R23).
-
-        Returns the bot's Action, or None with the FaultReason and detail of why there
-        is none. The decision runs on the seat's clock (:class:`DecisionClock`: CPU of the
-        bot's process tree when the driver measures it, else wall time); what it costs
-        past the action timeout comes off the seat's time bank, on that clock.
-        """
-        s = self.settings
-        connection = seat.connection
-        assert connection is not None
-        request = self._request(seat, hand, players, hand_number, hand_id, decision_id)
-        clock = DecisionClock(seat.driver, s.action_timeout + seat.bank)
-        self.result.clocks[seat.index] = clock.kind
-        reason: pb.FaultReason = pb.FAULT_REASON_TIMEOUT
-        detail = ""
-        reply: pb.Action | None = None
-
-        async def wait() -> None:
-            nonlocal reply, reason, detail
-            try:
-                await connection.send(request)
-                reply = await receive_action(
-                    connection,
-                    decision_id=decision_id,
-                    issued=seat.issued,
-                    on_dropped=lambda: self._count_stale(seat),
-                )
-            except SeatBrokenError as error:  # a cut (MALFORMED, RATE_LIMITED) or a break
-                await self._break(seat, hand_number, "", record=False)
-                reason = error.fault_reason  # type: ignore[assignment]  # a FaultReason value
-                verb = "broke" if reason == pb.FAULT_REASON_DISCONNECTED else "cut"
-                detail = f"stream {verb}: {error}"
-            except StaleFlood as flood:
-                await self._break(seat, hand_number, "", record=False)
-                reason, detail = pb.FAULT_REASON_WRONG_DECISION_ID, str(flood)
-            except MessageFault as fault:
-                reason, detail = fault.reason, fault.detail
-
-        if await clock.run(wait):
-            detail = clock.timeout_detail()
-        charged = clock.charged(s.action_timeout)
-        if charged > s.action_timeout:
-            seat.bank = max(0.0, seat.bank - (charged - s.action_timeout))
-        return reply, reason, detail
-
-    def _request(
-        self,
-        seat: _Seat,
-        hand: Hand,
-        players: Sequence[int],
-        hand_number: int,
-        hand_id: str,
-        decision_id: str,
-    ) -> pb.DealerMessage:
-        """The DecisionRequest for the seat to act, its clock and bank as they stand."""
-        view = hand.view(hand.actor)  # type: ignore[arg-type]  # asked only while a seat is to act
-        return protocol.decision(
-            view,
-            decision_id=decision_id,
-            hand_id=hand_id,
-            hand_number=hand_number,
-            names=[self.seats[p].name for p in players],
-            seat_map=players,
-            time_left_ms=int(self.settings.action_timeout * 1000),
-            time_bank_ms=int(seat.bank * 1000),
-            history=self._history.update(view.events),
-        )
-
     async def _report_fault(
         self,
         seat: _Seat,
@@ -432,6 +359,7 @@ class _MatchRunner:
         assert positions is not None
         players = list(positions.dealt)
         self._history = PublicHistory(players)
+        self._names = [self.seats[p].name for p in players]
         hand_id = f"{s.match_id}/{s.table_id}/{hand_number}"
         for index, table_seat in enumerate(players):
             if self.seats[table_seat].wants_hand_start:

@@ -336,12 +336,14 @@ class Hand:
 
     # --- views ------------------------------------------------------------------
 
-    def view(self, seat: int, *, history: bool = True) -> SeatView:
+    def view(self, seat: int, *, history: bool = True, events_from: int = 0) -> SeatView:
         """What ``seat`` may know: its own cards and everything public (see :class:`SeatView`).
 
-        ``history=False`` skips the event list, for callers that keep their own record.
+        ``history=False`` skips the event list, for callers that keep their own record;
+        ``events_from`` keeps only the events from that index on (for a caller that keeps
+        the earlier ones).
         """
-        return view_of(self, seat, history=history)
+        return view_of(self, seat, history=history, events_from=events_from)
 
     def all_cards(self) -> list[Card]:
         """Every card the hand holds anywhere (hands, stub, muck, set aside): for invariant checks."""

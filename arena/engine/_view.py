@@ -97,8 +97,13 @@ class _Viewed(Protocol):
     def legal_actions(self) -> LegalActions: ...
 
 
-def view_of(hand: _Viewed, seat: int, *, history: bool = True) -> SeatView:
-    """Build ``seat``'s view of ``hand``; ``history=False`` leaves ``events`` empty (cheaper)."""
+def view_of(hand: _Viewed, seat: int, *, history: bool = True, events_from: int = 0) -> SeatView:
+    """Build ``seat``'s view of ``hand``; ``history=False`` leaves ``events`` empty (cheaper).
+
+    ``events_from`` keeps only the events from that index on (redacted like the rest), for a
+    caller that already holds the earlier ones: redacting the whole history at every
+    decision made the dealer's cost per decision grow with the hand (issue 12 item 6).
+    """
     if not 0 <= seat < hand.n:
         raise ValueError(f"seat {seat} is not in this hand of {hand.n}")
     return SeatView(
@@ -114,7 +119,9 @@ def view_of(hand: _Viewed, seat: int, *, history: bool = True) -> SeatView:
         current_bet=hand.current_bet,
         draw_counts=tuple(hand.draw_counts),
         shown=dict(hand.shown),
-        events=tuple(redact(event, seat) for event in hand.events) if history else (),
+        events=(
+            tuple(redact(event, seat) for event in hand.events[events_from:]) if history else ()
+        ),
         to_act=hand.actor,
         legal=hand.legal_actions() if hand.actor == seat else None,
         payoffs=tuple(hand.payoffs) if hand.payoffs is not None else None,

@@ -55,42 +55,78 @@ def decision_request(
     ``history``: the hand's public record when the caller keeps one
     (:class:`~arena.protocol.PublicHistory`); by default it is converted from the view's events.
     """
-    if view.legal is None:
-        raise ValueError(f"seat {view.seat} is not to act")
-
-    def table_seat(index: int) -> int:
-        return seat_map[index] if seat_map is not None else index
-
-    seats = [
-        pb.SeatState(
-            seat=table_seat(i),
-            name=names[i],
-            stack=view.stacks[i],
-            bet=view.bets[i],
-            committed=view.committed[i],
-            folded=view.folded[i],
-            all_in=view.stacks[i] == 0 and not view.folded[i],
-            draw_count=-1 if (drew := view.draw_counts[i]) is None else drew,
-            in_hand=True,
-        )
-        for i in range(len(view.stacks))
-    ]
-    return pb.DecisionRequest(
+    request = pb.DecisionRequest()
+    fill_decision_request(
+        request,
+        view,
         decision_id=decision_id,
         hand_id=hand_id,
         hand_number=hand_number,
-        seat=table_seat(view.seat),
-        button=table_seat(view.button),
-        phase=PHASE[view.phase],
-        hole_cards=cards_text(view.hole_cards),
-        seats=seats,
-        pot=view.pot,
-        current_bet=view.current_bet,
-        history=public_history(view.events, seat_map) if history is None else history,
-        legal=legal_to_message(view.legal),
+        names=names,
+        seat_map=seat_map,
         time_left_ms=time_left_ms,
         time_bank_ms=time_bank_ms,
+        history=history,
     )
+    return request
+
+
+def fill_decision_request(
+    request: pb.DecisionRequest,
+    view: SeatView,
+    *,
+    decision_id: str,
+    hand_id: str,
+    hand_number: int,
+    names: Sequence[str],
+    seat_map: Sequence[int] | None = None,
+    time_left_ms: int,
+    time_bank_ms: int,
+    history: Sequence[pb.PublicEvent] | None = None,
+) -> None:
+    """:func:`decision_request` written into ``request`` (an empty one) in place.
+
+    In place because the dealer builds one per decision inside its ``DealerMessage``:
+    building the parts apart and passing them in copies each of them again (issue 12
+    item 6).
+    """
+    legal = view.legal
+    if legal is None:
+        raise ValueError(f"seat {view.seat} is not to act")
+    request.decision_id = decision_id
+    request.hand_id = hand_id
+    request.hand_number = hand_number
+    request.seat = view.seat if seat_map is None else seat_map[view.seat]
+    request.button = view.button if seat_map is None else seat_map[view.button]
+    request.phase = PHASE[view.phase]
+    request.hole_cards.extend(cards_text(view.hole_cards))
+    add_seat = request.seats.add
+    stacks, bets, committed, folded = view.stacks, view.bets, view.committed, view.folded
+    for i, drew in enumerate(view.draw_counts):
+        add_seat(
+            seat=i if seat_map is None else seat_map[i],
+            name=names[i],
+            stack=stacks[i],
+            bet=bets[i],
+            committed=committed[i],
+            folded=folded[i],
+            all_in=stacks[i] == 0 and not folded[i],
+            draw_count=-1 if drew is None else drew,
+            in_hand=True,
+        )
+    request.pot = view.pot
+    request.current_bet = view.current_bet
+    request.history.extend(public_history(view.events, seat_map) if history is None else history)
+    out = request.legal
+    out.can_fold = legal.can_fold
+    out.can_check = legal.can_check
+    out.call_amount = legal.call_amount
+    out.can_raise = legal.can_raise
+    out.min_raise_to = legal.min_raise_to
+    out.max_raise_to = legal.max_raise_to
+    out.max_discard = legal.max_discard
+    request.time_left_ms = time_left_ms
+    request.time_bank_ms = time_bank_ms
 
 
 def read_decision(request: pb.DecisionRequest) -> SeatView:

@@ -148,6 +148,21 @@ class PublicHistory:
         self._done = len(events)
         return self._messages
 
+    @property
+    def done(self) -> int:
+        """How many of the hand's events the record holds (the next one's index)."""
+        return self._done
+
+    def extend(self, new_events: Sequence[object]) -> list[pb.PublicEvent]:
+        """The record after ``new_events``: the events from index :attr:`done` on (a view
+        taken with ``events_from=done``), so earlier ones are not gone through again."""
+        for event in new_events:
+            message = public_event(event, self._seat_map)
+            if message is not None:
+                self._messages.append(message)
+        self._done += len(new_events)
+        return self._messages
+
 
 # --- the wire back to engine events -------------------------------------------------
 

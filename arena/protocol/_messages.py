@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from arena.engine import Action, GameConfig, HandShown, SeatView, describe
 from arena.protocol._convert import PROTOCOL_VERSION, action_to_message, config_to_message
-from arena.protocol._decision import decision_request
+from arena.protocol._decision import fill_decision_request
 from arena.protocol._events import cards_text
 from arena.protocol._generated import arena_pb2 as pb
 
@@ -98,7 +98,9 @@ def decision(
     history: Sequence[pb.PublicEvent] | None = None,
 ) -> pb.DealerMessage:
     """The DecisionRequest for the seat to act (arguments as for :func:`decision_request`)."""
-    request = decision_request(
+    message = pb.DealerMessage()
+    fill_decision_request(
+        message.decision,
         view,
         decision_id=decision_id,
         hand_id=hand_id,
@@ -109,7 +111,7 @@ def decision(
         time_bank_ms=time_bank_ms,
         history=history,
     )
-    return pb.DealerMessage(decision=request)
+    return message
 
 
 def fault(
