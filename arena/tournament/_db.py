@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -53,6 +54,8 @@ class Connection(Protocol):
     def in_transaction(self) -> bool: ...
 
     def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Any: ...
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any: ...
 
     def close(self) -> None: ...
 
@@ -161,9 +164,21 @@ class PgConnection:
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Any:
         """Run one statement; psycopg's errors come back as :class:`DatabaseError` s."""
+        with self._errors():
+            return self._raw.execute(_translate(sql), tuple(parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any:
+        """Run one statement per parameter row, pipelined (one round trip per batch)."""
+        with self._errors():
+            cursor = self._raw.cursor()
+            cursor.executemany(_translate(sql), [tuple(row) for row in parameters])
+            return cursor
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
         errors = self._psycopg.errors
         try:
-            return self._raw.execute(_translate(sql), tuple(parameters))
+            yield
         except errors.IntegrityError as error:
             raise IntegrityError(one_line(error)) from error
         except (errors.DataError, errors.ProgramLimitExceeded) as error:

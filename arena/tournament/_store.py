@@ -294,25 +294,17 @@ class Store:
                 "VALUES (?, ?, 'running', ?) RETURNING id",
                 (name, config_json, now()),
             ).fetchall()
-            for position, key, round_, seats, hands, seed, duplicate, row_json in rows:
-                for bot in seats:
-                    self._bot_id(db, bot)
-                db.execute(
-                    "INSERT INTO scheduled_matches (tournament_id, position, match_key, round, "
-                    "seats_json, hands, seed, duplicate, row_json) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        tournament_id,
-                        position,
-                        key,
-                        round_,
-                        json.dumps(seats),
-                        hands,
-                        seed,
-                        int(duplicate),
-                        row_json,
-                    ),
-                )
+            for bot in dict.fromkeys(bot for row in rows for bot in row[3]):  # first seen first
+                self._bot_id(db, bot)
+            db.executemany(  # one round trip per batch on PostgreSQL, not per row
+                "INSERT INTO scheduled_matches (tournament_id, position, match_key, round, "
+                "seats_json, hands, seed, duplicate, row_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (tournament_id, p, key, round_, json.dumps(seats), hands, seed, int(dup), data)
+                    for p, key, round_, seats, hands, seed, dup, data in rows
+                ],
+            )
             return int(tournament_id)
 
     def get_tournament(self, name: str) -> TournamentRow | None:
