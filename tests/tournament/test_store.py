@@ -544,3 +544,56 @@ def test_store_readers_delegate_their_sql_to_the_queries_module() -> None:
     for name, called in readers.items():
         assert not any(text.endswith(".execute") for text in called), name
         assert any(text.startswith("_queries.") for text in called), name
+
+
+class TestNotStarted:
+    def test_a_forfeit_is_listed_replaced_once_and_the_standings_follow(self, store: Store) -> None:
+        """A NOT_STARTED forfeit is listed for resume, a played result replaces its rows in
+        one transaction (never the other way round), and the cached standings columns then
+        equal a fresh read (the placeholder is re-read)."""
+        from arena.tournament import NOT_STARTED, compute_standings
+        from arena.tournament._columns import columns_cache, read_columns, snapshot
+
+        tournament_id = store.create_tournament("t", "{}", schedule_rows(3))
+        first, second, _third = store.schedule(tournament_id)
+        record(store, tournament_id, first.key, first.seats)
+        forfeit = [
+            SeatResult(bot=second.seats[0], seat=0, chips=0, hands=0, forfeited=True),
+            SeatResult(bot=second.seats[1], seat=1, chips=0, hands=0),
+        ]
+        summary = {"reason": NOT_STARTED, "hands_played": 0}
+        record(
+            store, tournament_id, second.key, second.seats, seats=forfeit, result_summary=summary
+        )
+        assert [second.key] == [row.key for row in store.not_started_matches(tournament_id)]
+        assert ["m0002"] == [row.key for row in store.pending_matches(tournament_id)]
+        before = compute_standings(store, "five-card-draw/nl")
+        assert 2 == before.matches
+        record(store, tournament_id, second.key, second.seats)  # played: replaces it
+        assert [] == store.not_started_matches(tournament_id)
+        rows = store.match_rows()
+        assert [first.key, second.key] == [row.key for row in rows]
+        assert ["completed", "completed"] == [row.reason for row in rows]
+        assert [(6, 10), (-6, 10)] == [(seat.chips, seat.hands) for seat in rows[1].seats]
+        with pytest.raises(AlreadyRecorded):  # a forfeit never replaces a played result
+            record(
+                store,
+                tournament_id,
+                second.key,
+                second.seats,
+                seats=forfeit,
+                result_summary=summary,
+            )
+        cached = compute_standings(store, "five-card-draw/nl")
+        with store._read() as db, snapshot(db):
+            kept = columns_cache(store, "five-card-draw/nl", None).refresh(db)
+            fresh = read_columns(db, "five-card-draw/nl", None)
+        assert fresh.match_id.tolist() == kept.match_id.tolist()
+        assert [True, True] == kept.completed.tolist() == fresh.completed.tolist()
+        assert fresh.chips.tolist() == kept.chips.tolist() == [6, -6, 6, -6]
+        assert before.rows != cached.rows
+        assert {r.bot: (r.matches, r.hands) for r in cached.rows} == {
+            "alice": (1, 10),
+            "bob": (2, 20),
+            "carol": (1, 10),
+        }

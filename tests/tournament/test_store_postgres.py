@@ -19,12 +19,21 @@ from pathlib import Path
 import pytest
 import trio
 from click.testing import CliRunner
+from flags import flag_limits
 from postgres import PostgresServer, postgres_server  # noqa: F401 (fixture)
+from test_runner import write_tournament
 
 import arena
 from arena.cli import cli
 from arena.cli._app import _register
-from arena.tournament import Store, StoreError, compute_standings, load_tournament, run_tournament
+from arena.tournament import (
+    NOT_STARTED,
+    Store,
+    StoreError,
+    compute_standings,
+    load_tournament,
+    run_tournament,
+)
 from arena.tournament._db import redact
 from arena.tournament._lock import InUseError, hold_tournament
 from arena.tournament._schema import POSTGRES_MARK, SCHEMA_VERSION
@@ -32,6 +41,7 @@ from arena.tournament._schema import POSTGRES_MARK, SCHEMA_VERSION
 _register()
 
 REPO = Path(arena.__file__).resolve().parents[1]
+BROKEN = Path(__file__).resolve().parent / "bots" / "broken_until.py"
 
 
 @pytest.fixture
@@ -314,3 +324,35 @@ def test_a_tournament_on_postgres_gives_the_standings_it_gives_on_sqlite(
     written = runner.invoke(cli, ["report", "--db", url, "-o", str(report)])
     assert 0 == written.exit_code, written.output
     assert "calling-station" in report.read_text()
+
+
+def test_resume_on_postgres_plays_the_matches_a_bot_could_not_start(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena tournament run` into a URL: a bot that cannot start forfeits (NOT_STARTED),
+    the tournament stays running; `resume` from the same file replaces the forfeits with
+    played results (each match once) and finishes it."""
+    fixed = tmp_path / "flags" / "fixed"
+    monkeypatch.setenv("FIXED", str(fixed))
+    extra = f'\n[[bots]]\nname = "broken"\ncommand = "{sys.executable} {BROKEN}"\n'
+    extra += flag_limits("FIXED", fixed)
+    path = write_tournament(tmp_path, "league", extra_bots=extra, hands=4)
+    text = path.read_text().replace('database = "arena.db"', f'database = "{url}"')
+    path.write_text(text + "\n[timeouts]\nstartup = 5\n")
+    first = CliRunner().invoke(cli, ["tournament", "run", str(path), "--no-plugins"])
+    assert 3 == first.exit_code, first.output
+    assert f"matches recorded in {url}" in " ".join(first.output.split())
+    with Store.open(url, create=False) as store:
+        tournament = store.get_tournament("league")
+        assert tournament is not None and "running" == tournament.status
+        assert 3 == len(store.not_started_matches(tournament.id))
+    fixed.touch()
+    second = CliRunner().invoke(cli, ["tournament", "resume", str(path), "--no-plugins"])
+    assert 0 == second.exit_code, second.output
+    with Store.open(url, create=False) as store:
+        rows = store.match_rows(tournament="league")
+        assert 6 == len(rows) == len({row.key for row in rows})
+        assert NOT_STARTED not in {row.reason for row in rows}
+        assert 12 == store._db.execute("SELECT COUNT(*) FROM seat_results").fetchone()[0]
+        finished = store.get_tournament("league")
+        assert finished is not None and "finished" == finished.status
