@@ -97,6 +97,21 @@ def redact(url: str) -> str:
     return scheme + sep + authority + tail
 
 
+def scrub(text: str, url: str) -> str:
+    """``text`` with ``url``'s password replaced by ``***`` wherever it appears."""
+    text = text.replace(url, redact(url))
+    authority = url.partition("://")[2].split("/", 1)[0].split("?", 1)[0]
+    secrets = [authority.rsplit("@", 1)[0].partition(":")[2]] if "@" in authority else []
+    query = url.partition("?")[2].partition("#")[0]
+    secrets += [
+        part[len("password=") :] for part in query.split("&") if part.startswith("password=")
+    ]
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
 _urls: dict[str, str] = {}
 """Each opened URL by its redacted name, so the lock can open its own connection."""
 
@@ -132,8 +147,8 @@ def connect(url: str, *, application_name: str = "arena") -> PgConnection:
         raw = psycopg.connect(
             url, autocommit=True, connect_timeout=10, application_name=application_name[:63]
         )
-    except psycopg.Error as error:
-        raise DatabaseError(f"cannot connect: {one_line(error)}") from None
+    except psycopg.Error as error:  # libpq may quote the URL back: never its password
+        raise DatabaseError(f"cannot connect: {scrub(one_line(error), url)}") from None
     _urls[name] = url
     return PgConnection(raw, psycopg)
 

@@ -158,6 +158,18 @@ def test_redact_drops_only_the_password() -> None:
     assert "/data/arena.db" == redact("/data/arena.db")
 
 
+def test_a_malformed_url_is_refused_without_echoing_its_password() -> None:
+    """libpq quotes a URL it cannot parse back in its message: the password is scrubbed."""
+    for given in (
+        "postgresql://arena:s3cret-pw@[::1/league",
+        "postgresql://a@[::1/x?password=s3cret-pw",
+    ):
+        with pytest.raises(StoreError) as info:
+            Store.open(given)
+        assert "s3cret-pw" not in str(info.value)
+        assert "cannot connect" in str(info.value)
+
+
 def test_missing_psycopg_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without psycopg a URL is refused with the extra to install; SQLite never needs it."""
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg now fails
