@@ -114,7 +114,13 @@ PUBLIC = {
         "parse_bot_text", "parse_tournament", "Progress", "Ratings", "run_tournament",
         "schedule_statistics", "ScheduledMatch", "ScheduleStats", "seat_results",
         "Standing", "Standings", "Store", "StoreError", "Timeouts", "TournamentConfig",
-        "TournamentConfigError", "TournamentError"
+        "TournamentConfigError", "TournamentError",
+        # issue 12 item 1: the seam for where a match runs
+        "Executor", "InProcessExecutor", "Job", "MatchOutcome", "MatchSpec", "match_spec",
+        "play_match"
+    },
+    "arena.executors": {
+        "MAX_ATTEMPTS", "ProcessExecutor", "WORKER_COMMAND", "executor_for"
     },
     "arena.cli": {
         "cli", "main"

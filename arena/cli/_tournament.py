@@ -21,6 +21,7 @@ from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
 from arena.cli._replays import write_tournament_replays
 from arena.cli._watch import follow_standings, live_view, watch_option, with_hub
+from arena.executors import executor_for
 from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
     BotSpec,
@@ -59,6 +60,12 @@ def _opener(pm, config: TournamentConfig) -> Callable:
 _NO_DIAL_IN = DialIn(None, Path("arena-data/tokens.json"), None, None, 30.0, 8)
 """No ``--listen``: a file with remote bots is refused with one line (use ``arena serve``)."""
 
+WORKERS_NOTE = (
+    "the live page and the plugins' hand hooks see no hands (each is dealt in a worker "
+    "process); the leaderboard and every match's replay page are there as usual"
+)
+"""Why a tournament with workers shows no hands as they are played (issue 12 item 2)."""
+
 NOT_STARTED_EXIT = 3
 """The exit status of a run or resume that left matches not started (a bot did not start)."""
 
@@ -90,6 +97,8 @@ def _play_tournament(
     ``dial_in`` serves the remote bots (``arena serve``)."""
     pm = _plugin_manager(no_plugins)
     game_type = game_type_of(config.game)
+    if config.workers > 1 and watch is not None:  # hands are played in the workers
+        console.print(f"note: workers = {config.workers}: {WORKERS_NOTE}", markup=False)
     try:  # resume never creates a database: a missing one is a wrong path
         store = Store.open(config.database, create=not resume)
     except StoreError as error:
@@ -169,6 +178,7 @@ def _play_live(
                         resume=resume,
                         on_progress=on_progress,
                         open_driver=remote_opener(server, _opener(pm, config)),
+                        executor=executor_for(config.workers),
                         **with_hub(tournament_observers(pm), hub),
                     )
                 finally:

@@ -17,9 +17,16 @@ from arena.tournament._drivers import DriverContext as DriverContext
 from arena.tournament._drivers import NoDriverError as NoDriverError
 from arena.tournament._drivers import open_builtin_bot as open_builtin_bot
 from arena.tournament._errors import TournamentError as TournamentError
+from arena.tournament._executor import Executor as Executor
+from arena.tournament._executor import Job as Job
+from arena.tournament._executor import MatchOutcome as MatchOutcome
+from arena.tournament._executor import MatchSpec as MatchSpec
+from arena.tournament._executor import match_spec as match_spec
 from arena.tournament._formats import ScheduleStats as ScheduleStats
 from arena.tournament._formats import build_schedule as build_schedule
 from arena.tournament._formats import schedule_statistics as schedule_statistics
+from arena.tournament._inprocess import InProcessExecutor as InProcessExecutor
+from arena.tournament._play import play_match as play_match
 from arena.tournament._runner import Progress as Progress
 from arena.tournament._runner import run_tournament as run_tournament
 from arena.tournament._scheduled import ScheduledMatch as ScheduledMatch
@@ -40,8 +47,13 @@ __all__ = [
     "BotSpec",
     "BotSpecError",
     "DriverContext",
+    "Executor",
     "Format",
+    "InProcessExecutor",
+    "Job",
     "LeasableDriver",
+    "MatchOutcome",
+    "MatchSpec",
     "NoDriverError",
     "Progress",
     "Ratings",
@@ -60,9 +72,11 @@ __all__ = [
     "game_type_of",
     "load_tournament",
     "make_bot",
+    "match_spec",
     "open_builtin_bot",
     "parse_bot_text",
     "parse_tournament",
+    "play_match",
     "run_tournament",
     "schedule_statistics",
     "seat_results",

@@ -33,7 +33,7 @@ from arena.dealer import (
 )
 from arena.engine import GameConfig
 from arena.ratings import DEFAULT_ANCHOR_RATING, DEFAULT_K_FACTOR, DEFAULT_START_RATING
-from arena.tournament._bots import BotSpec
+from arena.tournament._bots import BUILTIN_KINDS, REMOTE, BotSpec
 from arena.tournament._db import redact
 from arena.tournament._drivers import DriverContext
 from arena.tournament._scheduled import ScheduledMatch
@@ -113,6 +113,9 @@ class TournamentConfig:
     challengers: tuple[str, ...] = ()
     concurrency: int = 1
     max_tables_per_bot: int = 1
+    workers: int = 1
+    """Dealer processes playing matches (``workers = N`` or ``"auto"``: one per core); 1 plays
+    every match in this process. Not stored: a tournament may resume with other workers."""
     seed: int
     seed_drawn: bool = False
     output: Path
@@ -318,3 +321,25 @@ def _check_field(config: TournamentConfig, bots_key: str) -> None:
         raise TournamentConfigError(
             src, "ratings.anchor", f"no bot is named {anchor!r}; bots are {', '.join(names)}"
         )
+    _check_workers(config)
+
+
+def _check_workers(config: TournamentConfig) -> None:
+    """Workers open their own bots: arena's own kinds only, never a bot that dials in."""
+    if config.workers == 1:
+        return
+    for i, bot in enumerate(config.bots):
+        if bot.kind == REMOTE:
+            raise TournamentConfigError(
+                config.source,
+                "tournament.workers",
+                f"bot {bot.name!r} dials in (remote = true) and plays only in the coordinator "
+                f"process: use workers = 1 with remote bots (got {config.workers})",
+            )
+        if bot.kind not in BUILTIN_KINDS:
+            raise TournamentConfigError(
+                config.source,
+                f"bots[{i}].plugin",
+                f"bot {bot.name!r} is driven by a plugin, which worker processes do not load: "
+                f"use workers = 1 (got {config.workers})",
+            )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import secrets
 import tomllib
 from collections.abc import Mapping
@@ -69,6 +70,7 @@ _TOURNAMENT_KEYS = (
     "challengers",
     "concurrency",
     "max_tables_per_bot",
+    "workers",
     "seed",
     "output",
     "database",
@@ -81,6 +83,24 @@ _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
 _BOT_STRINGS = ("builtin", "command", "address", "plugin", "target", "requires", "workdir")
 _BOT_KEYS = ("name", *_BOT_STRINGS, "remote", "limits")
+
+
+MAX_WORKERS = 256
+"""The most dealer processes ``tournament.workers`` may ask for."""
+
+
+def bot_from_dict(data: Mapping[str, Any], source: str = "<match spec>") -> BotSpec:
+    """The bot :meth:`BotSpec.to_dict` wrote (a worker rebuilds a match's bots from it);
+    raises :class:`TournamentConfigError` naming the key, like a tournament file's bot."""
+    entry = dict(data)
+    for stored, key in (("plugin_target", "target"), ("remote_target", None)):
+        if stored in entry:
+            value = entry.pop(stored)
+            if key is not None:
+                entry[key] = value
+    workdir = entry.get("workdir")
+    parser = _Parser(source, Path(workdir) if isinstance(workdir, str) else Path("/"))
+    return parser.bot(entry, "bot")
 
 
 def _type_name(value: object) -> str:
@@ -241,8 +261,6 @@ class _Parser:
         rounds = self.integer(tour, t, "rounds", 1, minimum=1, maximum=10_000)
         table_size = self.table_size(tour, fmt)
         challengers = self.challengers(tour, fmt)
-        concurrency = self.integer(tour, t, "concurrency", 1, minimum=1)
-        max_tables = self.integer(tour, t, "max_tables_per_bot", 1, minimum=1)
         seed_drawn = "seed" not in tour  # drawn now and stored, so the run can be replayed
         seed = (
             secrets.randbits(63)
@@ -264,8 +282,9 @@ class _Parser:
             rounds=rounds,
             table_size=table_size,
             challengers=challengers,
-            concurrency=concurrency,
-            max_tables_per_bot=max_tables,
+            concurrency=self.integer(tour, t, "concurrency", 1, minimum=1),
+            max_tables_per_bot=self.integer(tour, t, "max_tables_per_bot", 1, minimum=1),
+            workers=self.workers(tour),
             seed=seed,
             seed_drawn=seed_drawn,
             output=output,
@@ -282,6 +301,16 @@ class _Parser:
         )
         _check_field(config, "bots")
         return config
+
+    def workers(self, tour: Mapping[str, Any]) -> int:
+        """``tournament.workers``: dealer processes, ``"auto"`` for one per core (issue 12)."""
+        if tour.get("workers") == "auto":
+            return max(1, os.cpu_count() or 1)
+        if isinstance(tour.get("workers"), str):
+            raise self.fail(
+                "tournament.workers", f"must be a whole number or 'auto', got {tour['workers']!r}"
+            )
+        return self.integer(tour, "tournament", "workers", 1, minimum=1, maximum=MAX_WORKERS)
 
     def tournament_name(self, tour: Mapping[str, Any]) -> str:
         """``tournament.name``: required, and a folder name under ``output``, never a path."""

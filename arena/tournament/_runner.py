@@ -1,70 +1,39 @@
-"""Run a tournament: many tables at once, bots reused, every result committed atomically.
+"""Run a tournament: the coordinator, which owns the schedule and the store (issue 12).
 
 The schedule is stored before the first match, so a tournament killed at any point is
 finished by :func:`run_tournament` with ``resume=True``: it plays exactly the matches
 that have no committed result, none twice (the store refuses a second result for a key).
-Each bot process is started once and plays all its tables; a per-bot limit keeps a
-slow bot from being flooded, a global one caps the tables in flight. Under duplicate
-dealing each bot is started once per rotation (a heads-up tournament starts every
-launched bot twice) and instance ``k`` plays only the ``k``-th table of each match, so
-no process ever sees a deck twice (issue 9): what it remembers of its own cards never
-tells it what an opponent holds at another table.
 
-Bots that dial in (``remote = true``, issue 11) are opened once, by ``arena serve``'s
-opener, and lease one stream per table: :mod:`arena.tournament._dispatch` picks the
-next match whose bots can all play now, and waits (saying for whom) when none can.
+Where the matches run is an :class:`~arena.tournament._executor.Executor`'s business:
+the in-process one (:mod:`arena.tournament._inprocess`, the default) or a pool of worker
+processes (:mod:`arena.executors`). Each hands back one outcome per match; this module
+alone writes results, once per match id, and commits them in schedule order (a match
+that ends early is held until those scheduled before it are committed), so live Elo,
+which moves in the order results are recorded, is the same however many tables or
+workers played. Matches with a bot that dials in are committed as they end: when
+they play depends on when their bots are connected.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import json
 from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import trio
-
-from arena.dealer import (
-    BotDriver,
-    BotStartError,
-    MatchRecorder,
-    MatchResult,
-    MatchSettings,
-    SeatSummary,
-    run_duplicate_match,
-    run_match,
-    sandbox_of,
-)
-from arena.engine import Hand
-from arena.ratings import ChipSprt, EloSystem, bounded_rating
-from arena.tournament._bots import REMOTE, BotSpec
+from arena.dealer import MatchResult
+from arena.tournament._commit import Committer
 from arena.tournament._config import TournamentConfig, TournamentConfigError
-from arena.tournament._dispatch import Dispatcher, leasable, stream_notes
-from arena.tournament._drivers import open_builtin_bot
-from arena.tournament._errors import TournamentError, expected_error
+from arena.tournament._errors import TournamentError
+from arena.tournament._executor import DriverOpener, Executor, Job, MatchOutcome, match_spec
 from arena.tournament._formats import build_schedule
-from arena.tournament._instances import Instances, rotations_needed, visibility_notes
+from arena.tournament._inprocess import InProcessExecutor
 from arena.tournament._lock import hold_tournament
-from arena.tournament._not_started import error_tail, record_not_started, start_note
 from arena.tournament._owner import check_free, claim, same_settings
+from arena.tournament._play import HandFinished, MatchStarted
 from arena.tournament._scheduled import ScheduledMatch
-from arena.tournament._standings import game_type_of, match_results
-from arena.tournament._store import (
-    AlreadyRecorded,
-    RatingUpdate,
-    Store,
-    StoreError,
-    seat_results,
-)
-
-MatchStarted = Callable[[str, Sequence[str], MatchSettings], None]
-"""``on_match_started(match_id, names, settings)``: a match is about to deal its first hand."""
-
-HandFinished = Callable[[str, int, Hand, Sequence[int], Sequence[str]], None]
-"""``on_hand(match_id, hand_number, hand, seats, names)``: called between hands; be quick."""
+from arena.tournament._standings import game_type_of
+from arena.tournament._store import Store
 
 MatchFinished = Callable[[str, MatchResult], None]
 """``on_match_finished(match_id, result)``: the match is over and committed."""
@@ -93,61 +62,6 @@ class Progress:
     waiting_for: list[str] = dataclasses.field(default_factory=list)
     """Bots that dial in whose streams the next matches wait for, while none can be played
     (sorted; empty when something plays). Reported once per change."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Played:
-    """A match played and written to its folder, with its figures computed once.
-
-    ``seats`` and ``summary`` are what the recorder computed for ``result.json``; the
-    store's rows are made from the same values.
-    """
-
-    result: MatchResult
-    block: int
-    seats: list[SeatSummary]
-    summary: dict[str, Any]
-
-
-DriverOpener = Callable[[BotSpec], AbstractAsyncContextManager[BotDriver]]
-"""Opens one bot of the tournament file for the whole tournament (the CLI passes the
-plugins' :func:`arena.plugins.open_driver`; without one, arena's own kinds only)."""
-
-
-async def _open_bots(
-    config: TournamentConfig,
-    needed: dict[str, int],
-    stack: contextlib.AsyncExitStack,
-    opener: DriverOpener | None,
-) -> tuple[Instances, dict[str, str]]:
-    """Start every bot (as many instances as it needs); returns the drivers and, for each
-    bot that did not start, why. Instance k > 0 is named ``NAME.k+1`` (its log files).
-    A bot that dials in is opened once: its driver leases a stream per table."""
-    drivers: Instances = {}
-    failed: dict[str, str] = {}
-    for name in sorted(needed):
-        entry = config.bot(name)
-        try:
-            for k in range(needed[name]):
-                copy = entry if k == 0 else entry.renamed(f"{name}.{k + 1}")
-                manager = (
-                    opener(copy)
-                    if opener is not None
-                    else open_builtin_bot(copy, config.driver_context())
-                )
-                drivers.setdefault(name, []).append(await stack.enter_async_context(manager))
-                if leasable(drivers[name][0]) is not None:
-                    break
-        except BaseException as error:  # LookupError: no driver for its kind
-            cause = expected_error(error, (BotStartError, LookupError))
-            if cause is None:
-                raise
-            failed[name] = error_tail(cause)
-            if entry.kind == REMOTE and isinstance(cause, LookupError):
-                failed[name] = (
-                    "it dials in: remote bots need `arena serve` (nothing else opens them)"
-                )
-    return drivers, failed
 
 
 def _schedule_rows(schedule: Sequence[ScheduledMatch]) -> list[dict[str, Any]]:
@@ -224,10 +138,13 @@ async def run_tournament(
     on_match_started: MatchStarted | None = None,
     on_hand: HandFinished | None = None,
     on_match_finished: MatchFinished | None = None,
+    executor: Executor | None = None,
 ) -> Progress:
     """Play every match of ``config`` that has no committed result; finish the tournament.
 
-    ``open_driver`` opens each bot once for the whole run (default: arena's own kinds,
+    ``executor`` says where the matches run (default: this process,
+    :class:`~arena.tournament._inprocess.InProcessExecutor`); ``open_driver`` opens
+    each bot there once for the whole run (default: arena's own kinds,
     :func:`~arena.tournament._drivers.open_builtin_bot`); the ``on_*`` callbacks see
     each match start, each hand and each committed match.
 
@@ -240,7 +157,9 @@ async def run_tournament(
             on_hand=on_hand,
             on_match_finished=on_match_finished,
         )
-        return await _run_locked(config, store, resume, observers, on_progress, open_driver)
+        return await _run_locked(
+            config, store, resume, observers, on_progress, open_driver, executor
+        )
 
 
 async def _run_locked(
@@ -250,6 +169,7 @@ async def _run_locked(
     observers: Observers,
     on_progress: Callable[[Progress], None] | None,
     open_driver: DriverOpener | None,
+    executor: Executor | None,
 ) -> Progress:
     try:
         config, tournament_id, notes = prepare(config, store, resume=resume)
@@ -261,236 +181,63 @@ async def _run_locked(
     pending = [match for match in schedule if match.key in waiting]  # schedule order
     total = len(schedule)
     progress = Progress(tournament_id, total, total - len(pending), notes=notes)
-    if on_progress is not None:
-        on_progress(progress)
-    game_type = game_type_of(config.game)
-    async with contextlib.AsyncExitStack() as stack:
-        drivers, failed = await _open_bots(config, rotations_needed(pending), stack, open_driver)
-        progress.notes.extend(visibility_notes(drivers, config) + stream_notes(pending, drivers))
-        if failed:  # record their matches as forfeits, play the rest
-            pending = await _forfeit_unstarted(
-                store, tournament_id, config, pending, failed, retry, progress, game_type
-            )
-            if on_progress is not None:
-                on_progress(progress)
-        await _play_all(
-            config, store, pending, drivers, observers, progress, on_progress, game_type
-        )
+    reporter = _Reporter(progress, on_progress, observers, config.name)
+    reporter.report()
+    specs = [match_spec(config, match) for match in pending]
+    committer = Committer(
+        store,
+        tournament_id,
+        config,
+        pending,
+        specs,
+        game_type=game_type_of(config.game),
+        already=retry,
+        on_committed=reporter.committed,
+    )
+    job = Job(
+        config=config,
+        specs=specs,
+        matches=pending,
+        deliver=committer.deliver,
+        note=reporter.note,
+        waiting=reporter.waiting_for,
+        opener=open_driver,
+        observers=observers,
+    )
+    await (executor or InProcessExecutor()).run(job)
     if not progress.not_started:  # forfeits left: the tournament is not finished yet
         store.finish_tournament(tournament_id)
     return progress
 
 
-async def _play_all(
-    config: TournamentConfig,
-    store: Store,
-    pending: Sequence[Any],
-    drivers: Instances,
-    observers: Observers,
-    progress: Progress,
-    on_progress: Callable[[Progress], None] | None,
-    game_type: str,
-) -> None:
-    """Play ``pending`` on ``concurrency`` tables at once, each bot at no more than
-    ``max_tables_per_bot``; each match is recorded (and live Elo moved) as it ends, one
-    at a time, so the ratings before a match are the ones stored."""
-    elo = EloSystem(k=config.ratings.k, start=config.ratings.start)
-    record_lock = trio.Lock()
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Reporter:
+    """Keeps :class:`Progress` up to date and tells ``on_progress`` of each change."""
 
-    def waiting(names: list[str]) -> None:
-        progress.waiting_for = names
-        if on_progress is not None:
-            on_progress(progress)
+    progress: Progress
+    on_progress: Callable[[Progress], None] | None
+    observers: Observers
+    name: str
 
-    dispatcher = Dispatcher(  # each match is taken exactly once, when its bots can play
-        pending, drivers, max_tables_per_bot=config.max_tables_per_bot, on_waiting=waiting
-    )
+    def report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
 
-    async def play(match: Any, tables: list[list[BotDriver]]) -> None:
-        played = await _play_one(config, match, tables, observers)
-        async with record_lock:
-            await trio.to_thread.run_sync(
-                _record, store, progress.tournament_id, config, match, played, game_type, elo
-            )
-            progress.done += 1
-            progress.last_match = match.key
-            if observers.on_match_finished is not None:
-                observers.on_match_finished(f"{config.name}/{match.key}", played.result)
-            if on_progress is not None:
-                on_progress(progress)
+    def committed(self, match: Any, outcome: MatchOutcome) -> None:
+        """A match is committed: count it, and show it to ``on_match_finished``."""
+        self.progress.done += 1
+        if outcome.result is None:
+            self.progress.not_started += 1
+        else:
+            self.progress.last_match = match.key
+            if self.observers.on_match_finished is not None:
+                self.observers.on_match_finished(f"{self.name}/{match.key}", outcome.result)
+        self.report()
 
-    async def worker() -> None:
-        while (taken := await dispatcher.take()) is not None:
-            try:
-                await play(taken.match, taken.tables)
-            finally:
-                await dispatcher.release(taken)
+    def note(self, text: str) -> None:
+        self.progress.notes.append(text)
+        self.report()
 
-    try:
-        async with trio.open_nursery() as nursery:  # `concurrency` tables at once
-            for _ in range(min(config.concurrency, len(pending))):
-                nursery.start_soon(worker)
-    except BaseExceptionGroup as group:  # one worker's error stops them all: say that one
-        cause = expected_error(group, (TournamentError, StoreError))
-        if cause is None:
-            raise
-        raise cause from None
-
-
-async def _forfeit_unstarted(
-    store: Store,
-    tournament_id: int,
-    config: TournamentConfig,
-    pending: list[Any],
-    failed: dict[str, str],
-    already: set[str],
-    progress: Progress,
-    game_type: str,
-) -> list[Any]:
-    """Record each match with a bot that did not start as a forfeit; return the playable rest."""
-    playable, counts = [], dict.fromkeys(failed, 0)
-    for match in pending:
-        missing = {name: failed[name] for name in match.seats if name in failed}
-        if not missing:
-            playable.append(match)
-            continue
-        for name in missing:
-            counts[name] += 1
-        progress.not_started += 1
-        if match.key not in already:  # a forfeit recorded by an earlier run stands as it is
-            await trio.to_thread.run_sync(
-                functools.partial(
-                    record_not_started,
-                    store,
-                    tournament_id,
-                    config,
-                    match,
-                    missing,
-                    game_type=game_type,
-                )
-            )
-        progress.done += 1
-    for name, tail in failed.items():
-        progress.notes.append(start_note(name, tail, counts[name], config.source))
-    return playable
-
-
-async def _play_one(
-    config: TournamentConfig,
-    match: ScheduledMatch,
-    tables: list[list[BotDriver]],
-    observers: Observers,
-) -> _Played:
-    """Play one match into its folder (``tables[k][i]``: seat ``i`` at table ``k``, one
-    table unless duplicate); a folder that cannot be written is a TournamentError."""
-    settings = config.match_settings(match)
-    folder = config.output / config.name / match.key
-    try:
-        recorder = MatchRecorder(folder, settings)
-        try:
-            return await _play_recorded(config, match, settings, tables, observers, recorder)
-        finally:
-            recorder.close()
-    except BaseException as error:  # disk full, a folder made read-only: name it, keep the rest
-        cause = expected_error(error, OSError)
-        if not isinstance(cause, OSError):
-            raise
-        where = cause.filename or folder
-        raise TournamentError(
-            f"{where}: cannot write the records of match {match.key}: {cause.strerror or cause}; "
-            f"nothing of it was recorded. Fix that, then `arena tournament resume {config.source}` "
-            "plays it and the rest"
-        ) from None
-
-
-async def _play_recorded(
-    config: TournamentConfig,
-    match: Any,
-    settings: MatchSettings,
-    tables: list[list[BotDriver]],
-    observers: Observers,
-    recorder: MatchRecorder,
-) -> _Played:
-    seats = list(match.seats)
-    block = len(seats) if match.duplicate else 1
-    recorder.match_started(seats, settings.seed, sandbox=[sandbox_of(d) for d in tables[0]])
-    if observers.on_match_started is not None:
-        observers.on_match_started(settings.match_id, seats, settings)
-    observe = observers.on_hand
-
-    def on_hand(number: int, hand: Hand, table_seats: Sequence[int], names: Sequence[str]) -> None:
-        recorder.on_hand(number, hand, table_seats, names)
-        if observe is not None:
-            observe(settings.match_id, number, hand, table_seats, names)
-
-    stop_when = _early_stop(config, block) if config.early_stop and len(seats) == 2 else None
-    if match.duplicate:  # table k: every bot's k-th instance (or k-th leased stream)
-        result = await run_duplicate_match(
-            tables, settings, on_hand=on_hand, on_fault=recorder.on_fault, stop_when=stop_when
-        )
-    else:
-        result = await run_match(
-            tables[0],
-            settings,
-            on_hand=on_hand,
-            on_fault=recorder.on_fault,
-            stop_when=stop_when,
-        )
-    result.names = seats  # results are keyed by the names in the tournament file
-    summary = recorder.match_finished(result, duplicate_block=block)
-    return _Played(result, block, recorder.seats, summary)
-
-
-def _early_stop(config: TournamentConfig, block: int) -> Callable[[MatchResult], bool]:
-    """SPRT on seat 0's chips per duplicate block: H0 no edge, H1 an edge of 200 mbb/hand."""
-    test = ChipSprt(0.0, 200.0, big_blind=config.game.big_blind, hands_per_unit=block)  # type: ignore[arg-type]  # GameConfig always fills big_blind
-    seen = [0]
-
-    def stop(result: MatchResult) -> bool:
-        rows = result.payoffs[seen[0] :]
-        seen[0] = len(result.payoffs)
-        test.add(sum(row[0] for row in rows))
-        return test.status != "continue"
-
-    return stop
-
-
-def _record(
-    store: Store,
-    tournament_id: int,
-    config: TournamentConfig,
-    match: Any,
-    played: _Played,
-    game_type: str,
-    elo: EloSystem,
-) -> None:
-    """Compute the Elo updates from the stored ratings and commit the match in one transaction.
-
-    The per-seat rows and the summary are the recorder's, not computed a second time.
-    """
-    result, block = played.result, played.block
-    seats = seat_results(result, duplicate_block=block, seats=played.seats)
-    stored = store.current_ratings("elo", game_type)  # already bounded, as is what is stored
-    before = {name: bounded_rating(stored.get(name, elo.start), elo.start) for name in result.names}
-    chips = {name: result.chips_won[i] for i, name in enumerate(result.names)}
-    absent = set()
-    if result.reason != "completed":
-        absent = {
-            name for i, name in enumerate(result.names) if result.sat_out[i] or result.forfeited[i]
-        }
-    after = elo.update(before, match_results(chips, absent))
-    updates = [RatingUpdate(name, "elo", game_type, before[name], after[name]) for name in chips]
-    # AlreadyRecorded: a retry after a crash between play and commit; the first result stands
-    with contextlib.suppress(AlreadyRecorded):
-        store.record_match(
-            tournament_id,
-            match.key,
-            game_type=game_type,
-            big_blind=config.game.big_blind,  # type: ignore[arg-type]  # GameConfig always fills big_blind
-            duplicate_block=block,
-            result_summary=played.summary,
-            seats=seats,
-            records_dir=str(config.output / config.name / match.key),
-            rating_updates=updates,
-            faults=result.faults,
-        )
+    def waiting_for(self, names: list[str]) -> None:
+        self.progress.waiting_for = names
+        self.report()

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "dealer": 4,
     "tournament": 5,
     "server": 5,
+    "executors": 6,
     "plugins": 6,
     "web": 6,
     "cli": 7,

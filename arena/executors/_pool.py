@@ -1,0 +1,252 @@
+"""Matches in local worker processes (issue 12 item 2): ``workers = N`` in ``[tournament]``.
+
+:class:`ProcessExecutor` keeps ``N`` workers (``python -m arena.executors.worker``,
+started with :mod:`subprocess` through Trio, never forked) and gives each one match at a
+time over its stdin (JSON lines); each worker plays it with its own bots and answers with
+the outcome. A worker whose pipe closes before it answers (it was killed, or crashed) is
+replaced by a new one, which plays that match again (at most :data:`MAX_ATTEMPTS` times);
+its bots died with it (each launched bot's supervisor watches its worker). The
+coordinator commits each outcome once per match id, so a match played twice never
+counts twice.
+
+A worker that exits before it says it is ready is a broken installation, not a bad
+match: one line naming its exit status and the tail of its stderr, not a retry loop.
+Each worker's stderr goes to ``<records>/workers/<name>.stderr.log``.
+
+Ctrl-C (or any error): every worker is sent SIGTERM (it closes its bots and exits), and
+killed after :data:`STOP_GRACE` seconds; what was committed stays, ``resume`` plays the
+rest.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import trio
+
+from arena.text import escape_untrusted
+from arena.tournament import Job, MatchOutcome, MatchSpec, TournamentError
+from arena.tournament._errors import expected_error
+from arena.tournament._not_started import start_note
+from arena.tournament._schema import StoreError
+
+MAX_ATTEMPTS = 3
+"""Times a match is given to a worker before a worker dying on it stops the tournament."""
+
+STOP_GRACE = 5.0
+"""Seconds a stopped worker has to close its bots before it is killed."""
+
+READY_TIMEOUT = 120.0
+"""Seconds a new worker has to import arena and say it is ready."""
+
+WORKER_COMMAND = (sys.executable, "-m", "arena.executors.worker")
+"""How a worker is started (``--name NAME`` is added)."""
+
+
+class WorkerDied(Exception):
+    """A worker's pipe closed before it answered (killed, or crashed)."""
+
+
+class _Worker:
+    """One worker process and its pipes."""
+
+    def __init__(self, process: trio.Process, name: str, stderr: IO[bytes]) -> None:
+        self.process = process
+        self.name = name
+        self._stderr = stderr
+        self._buffer = bytearray()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        try:
+            await self.process.stdin.send_all(json.dumps(message).encode() + b"\n")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise WorkerDied(self.name) from None
+
+    async def receive(self) -> dict[str, Any]:
+        """The worker's next message; :class:`WorkerDied` at the end of its stdout."""
+        assert self.process.stdout is not None
+        while b"\n" not in self._buffer:
+            try:
+                chunk = await self.process.stdout.receive_some(1 << 16)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                chunk = b""
+            if not chunk:
+                raise WorkerDied(self.name)
+            self._buffer += chunk
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    async def stop(self) -> None:
+        """Close its stdin, SIGTERM, and after :data:`STOP_GRACE` s SIGKILL; reap it."""
+        with trio.CancelScope(shield=True):
+            if self.process.stdin is not None:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await self.process.stdin.aclose()
+            if self.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.send_signal(signal.SIGTERM)
+            with trio.move_on_after(STOP_GRACE):
+                await self.process.wait()
+            if self.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.kill()
+                await self.process.wait()
+            for stream in (self.process.stdout,):
+                if stream is not None:
+                    await stream.aclose()
+            self._stderr.close()
+
+
+class ProcessExecutor:
+    """Plays a tournament's matches in ``workers`` local worker processes.
+
+    ``command`` replaces :data:`WORKER_COMMAND` (a test starts a broken worker with it).
+    :meth:`pids` lists the live workers (a test kills one mid-match).
+    """
+
+    def __init__(self, workers: int, *, command: Sequence[str] | None = None) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.command = list(command or WORKER_COMMAND)
+        self._live: dict[str, _Worker] = {}
+        self._started = 0
+        self.replaced = 0
+        """Workers that died mid-match and were replaced (their match played again)."""
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers."""
+        return [worker.process.pid for worker in self._live.values()]
+
+    async def run(self, job: Job) -> None:
+        remote = [spec.key for spec in job.specs if spec.remote]
+        if remote:  # the loader refuses workers > 1 with remote bots; a direct caller too
+            raise TournamentError(
+                f"match {remote[0]} has a bot that dials in: remote bots play only in the "
+                "coordinator process (use workers = 1 with `arena serve`)"
+            )
+        queue = collections.deque(job.specs)
+        failed: dict[str, tuple[str, int]] = {}
+        try:
+            async with trio.open_nursery() as nursery:
+                for _ in range(min(self.workers, len(queue))):
+                    nursery.start_soon(self._slot, job, queue, failed)
+        except BaseExceptionGroup as group:  # one slot's error stops them all: say that one
+            cause = expected_error(group, (TournamentError, StoreError))
+            if cause is None:
+                raise
+            raise cause from None
+        for name, (tail, count) in sorted(failed.items()):
+            job.note(start_note(name, tail, count, job.config.source))
+
+    async def _slot(
+        self, job: Job, queue: collections.deque[MatchSpec], failed: dict[str, tuple[str, int]]
+    ) -> None:
+        """One worker's loop: take the next match, play it there, deliver it; replace the
+        worker and play the match again if it dies."""
+        worker: _Worker | None = None
+        try:
+            while queue:
+                spec = queue.popleft()
+                for attempt in range(1, MAX_ATTEMPTS + 1):
+                    if worker is None:
+                        worker = await self._start(job)
+                    try:
+                        outcome = await self._play(worker, spec, job)
+                        break
+                    except WorkerDied:
+                        await self._forget(worker)
+                        worker = None
+                        self.replaced += 1
+                        if attempt == MAX_ATTEMPTS:
+                            raise TournamentError(
+                                f"match {spec.key}: its worker process died {attempt} times "
+                                f"(see {self._log_dir(job)}); nothing of it was recorded, "
+                                f"`arena tournament resume {job.config.source}` plays it again"
+                            ) from None
+                for name, tail in outcome.not_started.items():
+                    _, count = failed.get(name, (tail, 0))
+                    failed[name] = (tail, count + 1)
+                await job.deliver(spec, outcome)
+        finally:
+            if worker is not None:
+                await self._forget(worker)
+
+    async def _play(self, worker: _Worker, spec: MatchSpec, job: Job) -> MatchOutcome:
+        await worker.send({"play": spec.to_dict()})
+        while True:
+            message = await worker.receive()
+            if "note" in message:
+                job.note(str(message["note"]))
+            elif "started" in message:
+                started = getattr(job.observers, "on_match_started", None)
+                if started is not None:
+                    started(spec.match_id, list(spec.seats), spec.match_settings())
+            elif "failed" in message:
+                raise TournamentError(str(message["error"]))
+            elif "done" in message:
+                return MatchOutcome.from_dict(message["outcome"])
+
+    def _log_dir(self, job: Job) -> Path:
+        return job.config.output / job.config.name / "workers"
+
+    async def _start(self, job: Job) -> _Worker:
+        """A new worker, once it said it is ready; a TournamentError if it exits first."""
+        self._started += 1
+        name = f"worker-{self._started}"
+        logs = self._log_dir(job)
+        logs.mkdir(parents=True, exist_ok=True)
+        path = logs / f"{name}.stderr.log"
+        stderr = path.open("wb")
+        process = await trio.lowlevel.open_process(
+            [*self.command, "--name", name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        worker = _Worker(process, name, stderr)
+        self._live[name] = worker
+        try:
+            with trio.fail_after(READY_TIMEOUT):
+                message = await worker.receive()
+            if "ready" not in message:
+                raise WorkerDied(name)
+        except (WorkerDied, trio.TooSlowError, ValueError):
+            await self._forget(worker)
+            raise TournamentError(_broken_line(name, process.returncode, path)) from None
+        return worker
+
+    async def _forget(self, worker: _Worker) -> None:
+        self._live.pop(worker.name, None)
+        await worker.stop()
+
+
+def _broken_line(name: str, status: int | None, stderr: Path) -> str:
+    """One line for a worker that never became ready: its status and its stderr's tail."""
+    try:
+        lines = stderr.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        lines = []
+    tail = escape_untrusted(lines[-1], one_line=True)[-200:] if lines else "no output"
+    how = "did not say it was ready" if status is None else f"exited with status {status}"
+    return (
+        f"worker process {name} {how} before its first match ({tail}); see {stderr} "
+        "(is arena installed for this interpreter?)"
+    )
+
+
+def executor_for(workers: int) -> ProcessExecutor | None:
+    """The executor for ``workers`` (``[tournament] workers``): ``None`` (the in-process
+    default) for 1, else a pool of that many worker processes."""
+    return None if workers <= 1 else ProcessExecutor(workers)
