@@ -213,6 +213,17 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _left_running(pids: set[int], deadline: float = 60.0) -> list[int]:
+    """The processes of ``pids`` still running once they had up to ``deadline`` seconds to
+    go (a bot notices its parent died by polling; how soon is not what is tested)."""
+    import time
+
+    end = time.monotonic() + deadline
+    while (left := [pid for pid in pids if _alive(pid)]) and time.monotonic() < end:
+        time.sleep(0.05)
+    return left
+
+
 def _descendants(pid: int) -> set[int]:
     """Every process under ``pid`` (read from /proc)."""
     children: dict[int, list[int]] = {}
@@ -273,7 +284,11 @@ env = {{ GATE = "{gate}" }}
     with sqlite3.connect(config.database) as conn:
         keys = [row[0] for row in conn.execute("SELECT match_key FROM matches")]
     assert sorted(keys) == sorted(set(keys)) and len(keys) == 3
-    assert orphans and not [pid for pid in orphans if _alive(pid)]
+    for key in keys:  # the killed match's half-written folder was replaced by a whole one
+        assert json.loads((config.output / "kill" / key / "result.json").read_text())[
+            "hands_played"
+        ]
+    assert orphans and not _left_running(orphans)
     assert executor.pids() == []
 
 
@@ -292,3 +307,57 @@ def test_a_broken_worker_is_one_line_not_a_hang(tmp_path: Path) -> None:
         play(write(tmp_path, "broken", workers=2), ProcessExecutor(2, command=broken))
     line = str(error.value)
     assert "\n" not in line and "status 3" in line and "no arena here" in line
+
+
+@pytest.mark.timeout(240)
+def test_ctrl_c_stops_the_workers_and_their_bots_and_resume_plays_the_rest(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the terminal's process group) with workers = 2: one line, exit
+    130, no worker or bot process left, and resume plays exactly the rest (issue 12 item 2)."""
+    import subprocess
+    import time
+
+    gate = tmp_path / "gate"
+    bots = f"""
+[[bots]]
+name = "gated"
+command = "{{python}} {GATED}"
+[bots.limits]
+env = {{ GATE = "{gate}" }}
+"""
+    path = write(tmp_path, "intr", workers=2, bots=bots)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-plugins"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own group: the SIGINT below is a terminal's Ctrl-C
+    )
+    under: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # both workers up, a gated bot holding a match
+            under = _descendants(run.pid)
+            if any("gated.py" in _cmdline(pid) for pid in under):
+                break
+            assert run.poll() is None, run.stderr.read() if run.stderr else ""
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    line = err.decode().strip()
+    assert run.returncode == 130, line
+    assert "interrupted" in line and "resume" in line and "Traceback" not in line
+    assert under and not _left_running(under)
+    gate.write_text("open")
+    resumed = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "resume", str(path), "--no-plugins"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    with Store.open(tmp_path / "arena.db", create=False) as store:
+        row = store.get_tournament("intr")
+        assert row is not None and not store.pending_matches(row.id)
+        assert row.status == "finished"
