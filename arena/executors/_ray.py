@@ -1,0 +1,248 @@
+"""Matches as Ray tasks, over one machine or many (issue 12 item 3): ``pip install arena[ray]``.
+
+:class:`RayExecutor` submits one Ray task per match. The task runs on whichever node Ray
+picks, opens that match's bots there (a launched bot is a child of the task's worker
+process, through the sandbox's supervisor, which watches that worker's pid and a stdin
+pipe), plays the match with the same runner as a local worker
+(:func:`arena.executors.worker.play_one`), closes its bots and returns the outcome. So a
+task killed, or a node lost, takes its bots with it, and Ray runs the task again
+(``max_retries``, for a dead worker only: a match that raised is not played again). The
+coordinator commits each outcome once per match id, so a match played twice never counts
+twice.
+
+Pinning: ``resources`` maps a bot's name to Ray custom resources (``{"gpu-bot":
+{"gpu_box": 1}}``); a match's task asks for, per resource, the largest amount any of its
+bots asks for, so it runs only on a node started with that resource (``ray start
+--resources='{"gpu_box": 1}'``), which also bounds how many such matches run there at once.
+
+Every node must see the tournament's files at the same paths (the bots' programs, the
+records folder: one checkout on a shared file system), and have arena installed in the
+interpreter Ray runs. Ray is imported only when :meth:`RayExecutor.run` starts; its own
+logs stay in its session folder (``log_to_driver=False``): nothing a bot or a worker prints
+reaches the terminal, and bots' output goes to their log files as with any executor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import importlib
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import trio
+
+from arena.text import escape_untrusted
+from arena.tournament import Job, MatchOutcome, MatchSpec, TournamentError
+from arena.tournament._not_started import start_note
+
+MAX_RETRIES = 3
+"""Times Ray runs a match's task again after its worker process (or node) died."""
+
+WAIT_SECONDS = 0.2
+"""How long one ``ray.wait`` call blocks (the granularity of a Ctrl-C while waiting)."""
+
+Resources = Mapping[str, Mapping[str, float]]
+"""Bot name -> the Ray custom resources a node needs to run that bot's matches."""
+
+
+def _ray() -> Any:
+    """The ``ray`` module, imported on first use; a TournamentError line when missing."""
+    try:  # by name: mypy and the import graph see no Ray, which is an optional extra
+        ray = importlib.import_module("ray")
+    except ImportError:
+        raise TournamentError(
+            "executor = \"ray\" needs Ray: pip install 'arena[ray]' (or 'ray>=2.9')"
+        ) from None
+    return ray
+
+
+def task_resources(spec: MatchSpec, resources: Resources) -> dict[str, float]:
+    """The custom resources ``spec``'s task asks for: per resource, the most any seat's bot
+    asks for (two pinned bots on one box need that box once, not twice)."""
+    wanted: dict[str, float] = {}
+    for name in spec.seats:
+        for resource, amount in resources.get(name, {}).items():
+            wanted[resource] = max(wanted.get(resource, 0.0), float(amount))
+    return wanted
+
+
+def run_task(spec_json: str) -> dict[str, Any]:
+    """The body of a match's Ray task: play ``spec_json`` here, return what happened.
+
+    Returns ``{"outcome": ..., "notes": [...], "node": ID, "pid": PID}`` or, for an error
+    that stops the tournament (a records folder that cannot be written), ``{"failed": LINE}``.
+    """
+    ray = importlib.import_module("ray")  # present: this runs inside a Ray worker
+    spec = MatchSpec.from_json(spec_json)
+    where = {"node": ray.get_runtime_context().get_node_id(), "pid": os.getpid()}
+    try:
+        outcome, notes = trio.run(_play_here, spec)
+    except TournamentError as error:
+        return {"failed": str(error), **where}
+    return {"outcome": outcome.to_dict(), "notes": notes, **where}
+
+
+async def _play_here(spec: MatchSpec) -> tuple[MatchOutcome, list[str]]:
+    """Open the match's bots in this process, play it, close them (imports the worker's
+    runner here: the coordinator never needs it)."""
+    from arena.executors.worker import WorkerBots, play_one
+
+    async with contextlib.AsyncExitStack() as stack:
+        bots = WorkerBots(stack, f"ray-{os.getpid()}")
+        outcome = await play_one(spec, bots)
+        return outcome, list(bots.notes)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a match's task ran the time it was recorded (for tests and logs)."""
+
+    node: str
+    pid: int
+
+
+class RayExecutor:
+    """Plays a tournament's matches as Ray tasks (see the module docstring).
+
+    ``address``: ``"auto"`` (the cluster ``ray start`` started on this machine), a
+    cluster's address (``"10.0.0.5:6379"``), or ``None`` for a private Ray on this machine
+    for this run. When Ray is already connected in this process, that connection is used
+    and kept. ``resources`` pins bots to nodes; ``num_cpus`` is what each match's task
+    reserves (its dealer and its bots); ``max_in_flight`` bounds the tasks submitted at once
+    (default: twice the cluster's CPUs).
+    """
+
+    def __init__(
+        self,
+        address: str | None = "auto",
+        *,
+        resources: Resources | None = None,
+        num_cpus: float = 1.0,
+        max_retries: int = MAX_RETRIES,
+        max_in_flight: int | None = None,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be at least 0, got {max_retries}")
+        self.address = address
+        self.resources: dict[str, dict[str, float]] = {
+            name: dict(wanted) for name, wanted in (resources or {}).items()
+        }
+        self.num_cpus = num_cpus
+        self.max_retries = max_retries
+        self.max_in_flight = max_in_flight
+        self.placements: dict[str, Placement] = {}
+        """Match key -> the node and worker pid whose outcome was delivered."""
+
+    async def run(self, job: Job) -> None:
+        remote = [spec.key for spec in job.specs if spec.remote]
+        if remote:
+            raise TournamentError(
+                f"match {remote[0]} has a bot that dials in: remote bots play only in the "
+                "coordinator process (use workers = 1 with `arena serve`)"
+            )
+        ray = _ray()
+        started = self._connect(ray)
+        try:
+            await self._run_tasks(ray, job)
+        finally:
+            if started:
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(ray.shutdown)
+
+    def _connect(self, ray: Any) -> bool:
+        """Connect to (or start) Ray; True when this call started it, so run() stops it.
+        In the Trio thread: ray.init installs signal handlers, which needs the main thread."""
+        if ray.is_initialized():
+            return False
+        try:
+            ray.init(
+                address=self.address,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+                include_dashboard=False,
+                configure_logging=True,
+            )
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            where = "a private Ray on this machine" if self.address is None else self.address
+            line = escape_untrusted(str(error).strip().splitlines()[-1] if str(error) else "")
+            raise TournamentError(
+                f"cannot start or reach Ray ({where}): {line[:200]}; start a cluster with "
+                "`ray start --head` or set ray_address"
+            ) from None
+        return True
+
+    async def _run_tasks(self, ray: Any, job: Job) -> None:
+        remote = ray.remote(
+            max_retries=self.max_retries, retry_exceptions=False, num_cpus=self.num_cpus
+        )(run_task)
+        limit = self.max_in_flight or max(1, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        queue = list(reversed(job.specs))
+        pending: dict[Any, MatchSpec] = {}
+        failed: dict[str, tuple[str, int]] = {}
+        said: set[str] = set()
+        try:
+            while queue or pending:
+                while queue and len(pending) < limit:
+                    spec = queue.pop()
+                    options = {"resources": task_resources(spec, self.resources)}
+                    pending[remote.options(**options).remote(spec.to_json())] = spec
+                    started = getattr(job.observers, "on_match_started", None)
+                    if started is not None:  # submitted: Ray starts it when a slot is free
+                        started(spec.match_id, list(spec.seats), spec.match_settings())
+                wait = functools.partial(
+                    ray.wait, list(pending), num_returns=1, timeout=WAIT_SECONDS
+                )
+                ready, _ = await trio.to_thread.run_sync(wait, abandon_on_cancel=True)
+                for ref in ready:
+                    spec = pending.pop(ref)
+                    answer = await trio.to_thread.run_sync(self._answer, ray, ref, spec)
+                    await self._deliver(job, spec, answer, failed, said)
+        finally:
+            for ref in pending:  # Ctrl-C or an error: their workers die, and their bots
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+        for name, (tail, count) in sorted(failed.items()):
+            job.note(start_note(name, tail, count, job.config.source))
+
+    def _answer(self, ray: Any, ref: Any, spec: MatchSpec) -> dict[str, Any]:
+        """The task's answer; a TournamentError line when it failed past its retries."""
+        try:
+            answer: dict[str, Any] = ray.get(ref)
+        except ray.exceptions.RayTaskError as error:  # a bug in the runner: say where
+            last = str(error).strip().splitlines()[-1] if str(error) else type(error).__name__
+            raise TournamentError(
+                f"match {spec.key}: its Ray task failed ({escape_untrusted(last)[:200]}); "
+                "see the worker logs in Ray's session folder (/tmp/ray/session_latest/logs)"
+            ) from None
+        except ray.exceptions.RayError as error:  # the worker or node died every time
+            raise TournamentError(
+                f"match {spec.key}: its Ray worker died {self.max_retries + 1} times "
+                f"({type(error).__name__}); nothing of it was recorded, "
+                f"`arena tournament resume {spec.source}` plays it again"
+            ) from None
+        return answer
+
+    async def _deliver(
+        self,
+        job: Job,
+        spec: MatchSpec,
+        answer: dict[str, Any],
+        failed: dict[str, tuple[str, int]],
+        said: set[str],
+    ) -> None:
+        if "failed" in answer:
+            raise TournamentError(str(answer["failed"]))
+        for note in answer["notes"]:
+            if note not in said:
+                said.add(note)
+                job.note(str(note))
+        outcome = MatchOutcome.from_dict(answer["outcome"])
+        for name, tail in outcome.not_started.items():
+            _, count = failed.get(name, (tail, 0))
+            failed[name] = (tail, count + 1)
+        self.placements[spec.key] = Placement(str(answer["node"]), int(answer["pid"]))
+        await job.deliver(spec, outcome)
