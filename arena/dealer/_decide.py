@@ -108,6 +108,7 @@ class DecisionWaits:
         history = self._history
         # only the events since the last request: the record holds the earlier ones
         view = hand.view(hand.actor, events_from=history.done)  # type: ignore[arg-type]  # asked only while a seat is to act
+        history.extend(view.events)
         return protocol.decision(
             view,
             decision_id=decision_id,
@@ -117,5 +118,5 @@ class DecisionWaits:
             seat_map=players,
             time_left_ms=int(self.settings.action_timeout * 1000),
             time_bank_ms=int(seat.bank * 1000),
-            history=history.extend(view.events),
+            history_wire=history.request_wire(),
         )

@@ -83,12 +83,14 @@ def fill_decision_request(
     time_left_ms: int,
     time_bank_ms: int,
     history: Sequence[pb.PublicEvent] | None = None,
+    history_wire: bytes | None = None,
 ) -> None:
     """:func:`decision_request` written into ``request`` (an empty one) in place.
 
     In place because the dealer builds one per decision inside its ``DealerMessage``:
     building the parts apart and passing them in copies each of them again (issue 12
-    item 6).
+    item 6). ``history_wire``, when given, is the history already serialised
+    (:meth:`~arena.protocol.PublicHistory.request_wire`) and ``history`` is not read.
     """
     legal = view.legal
     if legal is None:
@@ -116,8 +118,19 @@ def fill_decision_request(
         )
     request.pot = view.pot
     request.current_bet = view.current_bet
-    request.history.extend(public_history(view.events, seat_map) if history is None else history)
-    out = request.legal
+    if history_wire is not None:
+        request.MergeFromString(history_wire)
+    else:
+        request.history.extend(
+            public_history(view.events, seat_map) if history is None else history
+        )
+    _fill_legal(request.legal, legal)
+    request.time_left_ms = time_left_ms
+    request.time_bank_ms = time_bank_ms
+
+
+def _fill_legal(out: pb.LegalActions, legal: LegalActions) -> None:
+    """:func:`legal_to_message` written into the request's own ``legal`` (no copy)."""
     out.can_fold = legal.can_fold
     out.can_check = legal.can_check
     out.call_amount = legal.call_amount
@@ -125,8 +138,6 @@ def fill_decision_request(
     out.min_raise_to = legal.min_raise_to
     out.max_raise_to = legal.max_raise_to
     out.max_discard = legal.max_discard
-    request.time_left_ms = time_left_ms
-    request.time_bank_ms = time_bank_ms
 
 
 def read_decision(request: pb.DecisionRequest) -> SeatView:

@@ -96,8 +96,10 @@ def decision(
     time_left_ms: int,
     time_bank_ms: int,
     history: Sequence[pb.PublicEvent] | None = None,
+    history_wire: bytes | None = None,
 ) -> pb.DealerMessage:
-    """The DecisionRequest for the seat to act (arguments as for :func:`decision_request`)."""
+    """The DecisionRequest for the seat to act (arguments as for :func:`decision_request`;
+    ``history_wire``: the history serialised, see :func:`fill_decision_request`)."""
     message = pb.DealerMessage()
     fill_decision_request(
         message.decision,
@@ -110,6 +112,7 @@ def decision(
         time_left_ms=time_left_ms,
         time_bank_ms=time_bank_ms,
         history=history,
+        history_wire=history_wire,
     )
     return message
 
