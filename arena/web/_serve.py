@@ -77,7 +77,9 @@ def _config(host: str, port: int) -> Config:
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
     config.errorlog = quiet  # hypercorn's banner and errors never reach the match's terminal
-    config.graceful_timeout = 1.0
+    config.graceful_timeout = (
+        3.0  # time for a viewer to get the last hands (a loaded machine needs it)
+    )
     return config
 
 
