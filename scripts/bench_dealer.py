@@ -14,11 +14,15 @@ For each shape (heads-up and six-handed, one table and many at once) it measures
   Play stream and await the answer, round-robin, with no game logic, through the same
   bridge and driver (``GrpcBot`` / ``GrpcConnection``);
 * the **dealer**: ``run_match`` on every table (fixed limit, the default game),
-  counting decisions and whole hands.
+  counting decisions and whole hands. The seats keep the wall clock (the counting
+  wrapper hides the launched bot's CPU probe), as the ceiling does.
 
-and prints dealer/ceiling. Then hands/s heads-up with the SDK bot, and the dealer
-process's RSS with 64 tables running at once. Targets: >= 500 hands/s heads-up fixed
-limit; <= 150 MB RSS with 64 tables.
+and prints dealer/ceiling. A second heads-up 16-table row runs the seats on the CPU
+clock a tournament gives launched bots (each decision reads the bot's CPU; at L2 its
+cgroup), against the same ceiling. Then hands/s heads-up with the SDK bot, and the
+dealer process's RSS with 64 tables running at once. Targets (issue 12 item 6): dealer
+>= 0.8 of the ceiling with 16 heads-up tables, >= 500 hands/s heads-up fixed limit;
+<= 150 MB RSS with 64 tables.
 """
 
 from __future__ import annotations
@@ -105,10 +109,17 @@ class CountingConnection:
 
 
 class CountingDriver:
-    def __init__(self, inner: BotDriver, counter: Counter) -> None:
+    """Counts a driver's traffic; ``probes`` passes on its CPU and breach probes (the
+    seats then run on the CPU clock, as a tournament runs launched bots)."""
+
+    def __init__(self, inner: BotDriver, counter: Counter, *, probes: bool = False) -> None:
         self.name = inner.name
         self._inner = inner
         self._counter = counter
+        if probes:
+            for probe in ("cpu_seconds", "limit_breach"):
+                if hasattr(inner, probe):
+                    setattr(self, probe, getattr(inner, probe))
 
     async def connect(self) -> CountingConnection:
         return CountingConnection(await self._inner.connect(), self._counter)
@@ -187,11 +198,16 @@ async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> 
 
 
 async def dealer(
-    drivers: Sequence[BotDriver], tables: int, seconds: float, *, hands_per_match: int = 200
+    drivers: Sequence[BotDriver],
+    tables: int,
+    seconds: float,
+    *,
+    hands_per_match: int = 200,
+    cpu_clock: bool = False,
 ) -> tuple[float, float, float]:
     """Decisions/s, hands/s and messages written/s of run_match on ``tables`` tables at once."""
     counter = Counter()
-    counting = [CountingDriver(driver, counter) for driver in drivers]
+    counting = [CountingDriver(driver, counter, probes=cpu_clock) for driver in drivers]
     start = trio.current_time()
     deadline = start + seconds
 
@@ -253,35 +269,56 @@ async def main(args: argparse.Namespace) -> None:
         logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-bench-"))
         echo = [
             await stack.enter_async_context(
-                open_bot(f"echo-{i}", command=[*command, "echo"], log_dir=logs)
+                open_bot(
+                    f"echo-{i}", command=[*command, "echo"], log_dir=logs, sandbox=args.sandbox
+                )
             )
             for i in range(args.processes)
         ]
         sdk = [
             await stack.enter_async_context(
-                open_bot(f"sdk-{i}", command=[*command, "sdk"], log_dir=logs)
+                open_bot(f"sdk-{i}", command=[*command, "sdk"], log_dir=logs, sandbox=args.sandbox)
             )
             for i in range(2)
         ]
         assert all(isinstance(bot, LaunchedBot) for bot in echo + sdk)
-        print(f"dealer over gRPC, {seconds:g} s per row, {args.processes} echo bot processes")
+        layer = getattr(echo[0], "sandbox_layer", "")
         print(
-            f"{'shape':<24}{'ceiling dec/s':>14}{'dealer dec/s':>14}{'ratio':>7}"
+            f"dealer over gRPC, {seconds:g} s per row, {args.processes} echo bot processes"
+            f" (sandbox {layer})"
+        )
+        print(
+            f"{'shape':<32}{'ceiling dec/s':>14}{'dealer dec/s':>14}{'ratio':>7}"
             f"{'hands/s':>9}{'writes/s':>10}{'writes/dec':>11}"
         )
-        for players, tables in ((2, 1), (2, 16), (6, 1), (6, 8)):
+        ratios = {}
+        for players, tables, cpu_clock in (
+            (2, 1, False),
+            (2, 16, False),
+            (2, 16, True),
+            (6, 1, False),
+            (6, 8, False),
+        ):
             seats = [echo[i % len(echo)] for i in range(players)]
-            top = await ceiling(seats, tables, seconds)
-            decisions, hands, writes = await dealer(seats, tables, seconds)
+            if not cpu_clock:  # the CPU-clock row is against the row above's ceiling
+                top = await ceiling(seats, tables, seconds)
+            decisions, hands, writes = await dealer(seats, tables, seconds, cpu_clock=cpu_clock)
             shape = f"{'heads-up' if players == 2 else 'six-handed'}, {tables} table{'s' * (tables > 1)}"
+            shape += ", CPU clock" if cpu_clock else ""
+            ratios[shape] = decisions / top
             print(
-                f"{shape:<24}{top:>14,.0f}{decisions:>14,.0f}{decisions / top:>7.2f}"
+                f"{shape:<32}{top:>14,.0f}{decisions:>14,.0f}{decisions / top:>7.2f}"
                 f"{hands:>9,.0f}{writes:>10,.0f}{writes / decisions:>11.2f}"
             )
         decisions, hands, writes = await dealer(sdk, 1, seconds)
         print(
-            f"{'heads-up, 1, SDK bots':<24}{'':>14}{decisions:>14,.0f}{'':>7}"
+            f"{'heads-up, 1, SDK bots':<32}{'':>14}{decisions:>14,.0f}{'':>7}"
             f"{hands:>9,.0f}{writes:>10,.0f}{writes / decisions:>11.2f}"
+        )
+        ratio = ratios["heads-up, 16 tables"]
+        print(
+            f"dealer/ceiling heads-up, 16 tables: {ratio:.2f}  target >= 0.8: "
+            f"{'ok' if ratio >= 0.8 else 'MISSED'}"
         )
         pair = echo[:2] if len(echo) > 1 else echo * 2
         hands_1 = (await dealer(pair, 1, seconds))[1]
@@ -306,6 +343,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="1 s per row")
     parser.add_argument("--seconds", type=float, default=4.0, help="wall time per row")
     parser.add_argument("--processes", type=int, default=2, help="echo bot processes to seat")
+    parser.add_argument(
+        "--sandbox", default="auto", help="sandbox of the bots: auto (default), off, L0, L1, L2"
+    )
     parser.add_argument("--serve", choices=["echo", "sdk"], help=argparse.SUPPRESS)
     return parser.parse_known_args(argv)[0]
 
