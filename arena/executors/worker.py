@@ -162,8 +162,8 @@ async def _play_each(
         await wire.send({"done": spec.match_id, "outcome": outcome.to_dict()})
 
 
-async def _main(name: str, protocol_out: int) -> None:
-    wire = _Wire(trio.lowlevel.FdStream(os.dup(0)), trio.lowlevel.FdStream(protocol_out))
+async def _main(name: str, protocol_in: int, protocol_out: int) -> None:
+    wire = _Wire(trio.lowlevel.FdStream(protocol_in), trio.lowlevel.FdStream(protocol_out))
     await serve(wire, name)
 
 
@@ -173,11 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="worker", help="names its bots' log folder")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
-    protocol_out = os.dup(1)
-    os.dup2(2, 1)  # a stray print() never corrupts the protocol
+    protocol_in, protocol_out = os.dup(0), os.dup(1)  # not inherited by any child
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # no process this one starts can read the coordinator's pipe
+    os.close(null)
+    os.dup2(2, 1)  # and a stray print() never corrupts the protocol
     sys.stdout = sys.stderr
     try:
-        trio.run(_main, args.name, protocol_out)
+        trio.run(_main, args.name, protocol_in, protocol_out)
     except BrokenPipeError:
         return 0  # the coordinator is gone
     return 0
