@@ -209,12 +209,18 @@ class ProcessExecutor:
         logs.mkdir(parents=True, exist_ok=True)
         path = logs / f"{name}.stderr.log"
         stderr = path.open("wb")
-        process = await trio.lowlevel.open_process(
-            [*self.command, "--name", name],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-        )
+        try:
+            process = await trio.lowlevel.open_process(
+                [*self.command, "--name", name],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+            )
+        except OSError as error:
+            stderr.close()
+            raise TournamentError(
+                f"cannot start worker process {name} ({self.command[0]}): {error.strerror}"
+            ) from None
         worker = _Worker(process, name, stderr)
         self._live[name] = worker
         try:

@@ -361,3 +361,11 @@ env = {{ GATE = "{gate}" }}
         row = store.get_tournament("intr")
         assert row is not None and not store.pending_matches(row.id)
         assert row.status == "finished"
+
+
+def test_a_worker_that_cannot_be_run_is_one_line(tmp_path: Path) -> None:
+    """A worker command that does not exist is one line naming it (issue 12 item 2)."""
+    missing = [str(tmp_path / "no-such-python")]
+    with pytest.raises(TournamentError) as error:
+        play(write(tmp_path, "missing", workers=2), ProcessExecutor(2, command=missing))
+    assert "\n" not in str(error.value) and "no-such-python" in str(error.value)
