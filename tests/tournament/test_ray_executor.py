@@ -9,6 +9,7 @@ none of its bot processes left. Skipped, with the reason printed, when Ray is mi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -129,9 +131,17 @@ class TestWithoutACluster:
         assert "arena[ray]" in str(error.value) and "\n" not in str(error.value)
 
 
+@dataclasses.dataclass
+class Nodes:
+    cluster: Any
+    bigbox: str
+    """The node id of the node with the ``bigbox`` resource."""
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    """Three Ray nodes on this machine (the third has the custom resource ``bigbox``)."""
+    """Three Ray nodes on this machine (the third has the custom resource ``bigbox``); a
+    test may add and remove more (the node-loss test, last)."""
     try:
         import ray
         from ray.cluster_utils import Cluster
@@ -150,10 +160,10 @@ def cluster():
         ray.init(
             address=nodes.address,
             log_to_driver=False,
-            logging_level=logging.WARNING,
+            logging_level=logging.ERROR,
             _node_ip_address="127.0.0.1",
         )
-        yield big.node_id
+        yield Nodes(nodes, big.node_id)
     finally:
         ray.shutdown()
         nodes.shutdown()
@@ -185,13 +195,34 @@ def test_a_tournament_on_three_nodes_records_every_match_once(
     assert set(executor.placements) == set(keys)
     pinned = {key for key, bot in chips if bot == "launched"}
     assert len(pinned) == 2
-    assert {executor.placements[key].node for key in pinned} == {cluster}
+    assert {executor.placements[key].node for key in pinned} == {cluster.bigbox}
     hands = 3 * 40
     with capsys.disabled():  # a figure for the README, not an assertion
         print(
             f"\nissue 12 item 3: {hands} hands, in-process {hands / here_s:.0f} hands/s, "
             f"Ray (3 nodes, 1 CPU each) {hands / ray_s:.0f} hands/s, ratio {here_s / ray_s:.2f}"
         )
+
+
+def gated(gate: Path) -> str:
+    """A launched bot that holds its first decision until ``gate`` exists."""
+    return f"""
+[[bots]]
+name = "gated"
+command = "{{python}} {GATED}"
+[bots.limits]
+env = {{ GATE = "{gate}" }}
+"""
+
+
+def _gated_worker() -> int | None:
+    """The Ray worker (``ray::...``) that is an ancestor of a running gated bot, if any."""
+    for pid in Path("/proc").glob("[0-9]*"):
+        if "gated.py" in _cmdline(int(pid.name)):
+            workers = [p for p in _ancestors(int(pid.name)) if _cmdline(p).startswith("ray::")]
+            if workers:
+                return workers[0]
+    return None
 
 
 def _ancestors(pid: int) -> list[int]:
@@ -233,31 +264,18 @@ def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Pat
     supervisor is the worker's child): Ray runs the task again, every match is recorded
     once, and none of the dead worker's bot processes is left (issue 12 item 3)."""
     gate = tmp_path / "gate"
-    bots = f"""
-[[bots]]
-name = "gated"
-command = "{{python}} {GATED}"
-[bots.limits]
-env = {{ GATE = "{gate}" }}
-"""
     executor = RayExecutor()
     killed: list[int] = []
     orphans: set[int] = set()
-    config = load_tournament(write(tmp_path, "kill", bots))
+    config = load_tournament(write(tmp_path, "kill", gated(gate)))
 
     async def kill_one_mid_match() -> None:
-        while True:  # a task whose gated bot is up holds a match it cannot finish
-            for pid in Path("/proc").glob("[0-9]*"):
-                if "gated.py" not in _cmdline(int(pid.name)):
-                    continue
-                workers = [p for p in _ancestors(int(pid.name)) if _cmdline(p).startswith("ray::")]
-                if workers:
-                    orphans.update(_descendants(workers[0]))
-                    os.kill(workers[0], signal.SIGKILL)
-                    killed.append(workers[0])
-                    gate.write_text("open")  # the task's next run plays on
-                    return
+        while (worker := _gated_worker()) is None:  # its task holds a match it cannot finish
             await trio.sleep(0.05)
+        orphans.update(_descendants(worker))
+        os.kill(worker, signal.SIGKILL)
+        killed.append(worker)
+        gate.write_text("open")  # the task's next run plays on
 
     async def main():
         with Store.open(config.database) as store:
@@ -271,6 +289,44 @@ env = {{ GATE = "{gate}" }}
     keys, _, _ = recorded(config)
     assert sorted(keys) == sorted(set(keys)) and len(keys) == 3
     assert killed[0] not in {placement.pid for placement in executor.placements.values()}
+    deadline = time.monotonic() + 20  # the supervisors see their worker gone and kill the bots
+    while time.monotonic() < deadline and any(alive(pid) for pid in orphans):
+        time.sleep(0.1)
+    assert [] == [f"{pid} {_cmdline(pid)}" for pid in orphans if alive(pid)]
+
+
+def test_a_lost_node_takes_its_bots_and_its_match_runs_again(tmp_path: Path, cluster) -> None:
+    """Kill a whole node (raylet and workers) while it plays a match of a bot pinned to it:
+    a new node with that resource plays the match again, every match is recorded once, and
+    the lost node's bot processes are gone (issue 12 item 3)."""
+    gate = tmp_path / "gate"
+    spare = cluster.cluster.add_node(**NODE_ARGS, resources={"spare": 1})
+    executor = RayExecutor(resources={"gated": {"spare": 1}})
+    config = load_tournament(write(tmp_path, "lost", gated(gate)))
+    orphans: set[int] = set()
+    replacement: list[str] = []
+
+    async def lose_the_node() -> None:
+        while (worker := _gated_worker()) is None:
+            await trio.sleep(0.05)
+        orphans.update(_descendants(worker) | {worker})
+        # in the Trio thread: Ray sets signal handlers, which only the main thread may do
+        cluster.cluster.remove_node(spare, allow_graceful=False)
+        replacement.append(cluster.cluster.add_node(**NODE_ARGS, resources={"spare": 1}).node_id)
+        gate.write_text("open")
+
+    async def main():
+        with Store.open(config.database) as store:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(lose_the_node)
+                return await run_tournament(config, store, executor=executor)
+
+    progress = trio.run(main)
+    assert progress.done == progress.total == 3 and replacement
+    keys, chips, _ = recorded(config)
+    assert sorted(keys) == sorted(set(keys)) and len(keys) == 3
+    pinned = {key for key, bot in chips if bot == "gated"}
+    assert {executor.placements[key].node for key in pinned} == set(replacement)
     deadline = time.monotonic() + 20  # the supervisors see their worker gone and kill the bots
     while time.monotonic() < deadline and any(alive(pid) for pid in orphans):
         time.sleep(0.1)
