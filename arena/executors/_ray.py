@@ -179,7 +179,9 @@ class RayExecutor:
         remote = ray.remote(
             max_retries=self.max_retries, retry_exceptions=False, num_cpus=self.num_cpus
         )(run_task)
-        limit = self.max_in_flight or max(1, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        have = ray.cluster_resources()
+        self._check_resources(job, have)
+        limit = self.max_in_flight or max(1, 2 * int(have.get("CPU", 1)))
         queue = list(reversed(job.specs))
         pending: dict[Any, MatchSpec] = {}
         failed: dict[str, tuple[str, int]] = {}
@@ -207,6 +209,18 @@ class RayExecutor:
                     ray.cancel(ref, force=True)
         for name, (tail, count) in sorted(failed.items()):
             job.note(start_note(name, tail, count, job.config.source))
+
+    def _check_resources(self, job: Job, have: Mapping[str, float]) -> None:
+        """A pinned bot whose resource no node has would wait forever: one line instead."""
+        playing = {name for spec in job.specs for name in spec.seats}
+        for name in sorted(playing & set(self.resources)):
+            for resource, amount in sorted(self.resources[name].items()):
+                if have.get(resource, 0.0) < amount:
+                    raise TournamentError(
+                        f"bot {name!r} needs Ray resource {resource!r} x {amount:g}, which no "
+                        f"node of the cluster has (start one with `ray start --address=... "
+                        f"--resources='{{\"{resource}\": {amount:g}}}'`)"
+                    )
 
     def _answer(self, ray: Any, ref: Any, spec: MatchSpec) -> dict[str, Any]:
         """The task's answer; a TournamentError line when it failed past its retries."""

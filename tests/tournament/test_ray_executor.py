@@ -259,6 +259,16 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def test_a_bot_pinned_to_a_resource_no_node_has_is_one_line(tmp_path: Path, cluster) -> None:
+    """Its matches would wait forever: refused at start, in one line naming the bot and the
+    resource (issue 12 item 3)."""
+    executor = RayExecutor(resources={"launched": {"tpu_pod": 1}})
+    with pytest.raises(TournamentError) as error:
+        play(write(tmp_path, "nowhere", LAUNCHED), executor)
+    line = str(error.value)
+    assert "\n" not in line and "'launched'" in line and "'tpu_pod'" in line
+
+
 def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Path, cluster) -> None:
     """SIGKILL the Ray worker running a match mid-match (found from its bot: the bot's
     supervisor is the worker's child): Ray runs the task again, every match is recorded
