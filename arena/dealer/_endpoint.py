@@ -15,6 +15,19 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 _LISTEN = "0A"
 
 
+def _read(path: str) -> bytes:
+    """A ``/proc`` file's bytes, without ``pathlib``'s buffered layer: the CPU clock reads
+    the tree at every decision, where that layer cost 3 to 4 times the reads (issue 12 item 6)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def process_tree(root: int) -> list[int]:
     """``root`` and its live descendants, by the kernel's per-thread children lists."""
     found, frontier = [], [root]
@@ -27,9 +40,7 @@ def process_tree(root: int) -> list[int]:
             continue
         for tid in tasks:
             with contextlib.suppress(OSError, ValueError):
-                frontier.extend(
-                    int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
-                )
+                frontier.extend(int(c) for c in _read(f"/proc/{pid}/task/{tid}/children").split())
     return found
 
 
@@ -39,7 +50,7 @@ def tree_cpu_seconds(root: int) -> float | None:
     seen = False
     for pid in process_tree(root):
         try:
-            fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+            fields = _read(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
         total += sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
