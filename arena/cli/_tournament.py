@@ -228,8 +228,11 @@ def tournament() -> None:
     """Run tournaments from a TOML file (see examples_tournaments/)."""
 
 
-def interrupted_line(config: TournamentConfig, *, resume_hint: bool = True) -> str:
-    """What Ctrl-C leaves: the matches recorded so far, and how to play the rest."""
+def interrupted_line(
+    config: TournamentConfig, *, resume_hint: bool = True, serving: bool = False
+) -> str:
+    """What Ctrl-C leaves: the matches recorded so far, and how to play the rest
+    (``arena serve FILE --resume`` for a tournament whose bots dial in)."""
     kept = "the matches recorded so far are kept"
     try:
         with Store.open(config.database, create=False) as store:
@@ -241,7 +244,12 @@ def interrupted_line(config: TournamentConfig, *, resume_hint: bool = True) -> s
     except (StoreError, OSError):
         pass
     where = f"in {config.database_name}"
-    hint = f"; `arena tournament resume {config.source}` plays the rest" if resume_hint else ""
+    again = (
+        f"arena serve {config.source} --resume --listen ..."
+        if serving
+        else f"arena tournament resume {config.source}"
+    )
+    hint = f"; `{again}` plays the rest" if resume_hint else ""
     return f"interrupted: {kept} {where}{hint}"
 
 
@@ -257,7 +265,7 @@ def play_and_show(
     ``serve``); Ctrl-C and user errors are one line."""
     config = _load(file)
     console = Console()
-    with user_errors(lambda: interrupted_line(config)):
+    with user_errors(lambda: interrupted_line(config, serving=dial_in is not None)):
         standings, progress = _play_tournament(
             config,
             resume=resume,

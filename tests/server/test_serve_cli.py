@@ -167,3 +167,27 @@ def test_item6_a_wrong_token_never_plays_a_hand(tmp_path) -> None:
         _stop(serve)
     with sqlite3.connect(tmp_path / "league.db") as db:
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 0
+
+
+def test_item4_ctrl_c_while_waiting_names_the_serve_command_to_resume(tmp_path) -> None:
+    tokens = tmp_path / "tokens.json"
+    _token(tokens, "alice")
+    league = _league(tmp_path, ["alice"])
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        serve = subprocess.Popen(
+            [*ARENA, "serve", str(league), "--listen", "127.0.0.1:0", "--tokens", str(tokens)],
+            cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=_env(),
+        )  # fmt: skip
+    try:
+        _wait_for_address(serve, log)
+        deadline = time.monotonic() + 60
+        while "waiting for: alice" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        serve.send_signal(signal.SIGINT)
+        assert serve.wait(60) == 130
+    finally:
+        _stop(serve)
+    text = log.read_text()
+    assert "--resume --listen" in text and "arena tournament resume" not in text, text
+    assert "Traceback" not in text
