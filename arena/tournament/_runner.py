@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.dealer import MatchResult
+from arena.tournament._bots import REMOTE
 from arena.tournament._commit import Committer
 from arena.tournament._config import TournamentConfig, TournamentConfigError
 from arena.tournament._errors import TournamentError
@@ -78,6 +79,11 @@ def _schedule_rows(schedule: Sequence[ScheduledMatch]) -> list[dict[str, Any]]:
     ]
 
 
+def _dials_in(config: TournamentConfig) -> bool:
+    """Whether a bot of ``config`` dials in (it is resumed through ``arena serve``)."""
+    return any(entry.kind == REMOTE for entry in config.bots)
+
+
 def prepare(
     config: TournamentConfig, store: Store, *, resume: bool
 ) -> tuple[TournamentConfig, int, list[str]]:
@@ -106,6 +112,11 @@ def prepare(
             "it is finished: give the new one another name"
             if existing.status == "finished"
             else "finish it with `arena tournament resume`"
+            + (
+                " (`arena serve FILE --resume --listen ...`: its bots dial in)"
+                if _dials_in(config)
+                else ""
+            )
         )
         raise TournamentError(f"tournament {config.name!r} already exists in {store.path}: {hint}")
     config, notes = config.without_unavailable()

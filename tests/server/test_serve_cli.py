@@ -191,3 +191,24 @@ def test_item4_ctrl_c_while_waiting_names_the_serve_command_to_resume(tmp_path) 
     text = log.read_text()
     assert "--resume --listen" in text and "arena tournament resume" not in text, text
     assert "Traceback" not in text
+
+
+def test_item4_serving_a_tournament_that_exists_names_serve_resume(tmp_path) -> None:
+    tokens = tmp_path / "tokens.json"
+    _token(tokens, "alice")
+    league = _league(tmp_path, ["alice"])
+    command = [*ARENA, "serve", str(league), "--listen", "127.0.0.1:0", "--tokens", str(tokens)]
+    first = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, env=_env())  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "league.db").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first.send_signal(signal.SIGINT)
+        first.wait(60)
+    finally:
+        _stop(first)
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                           env=_env())  # fmt: skip
+    assert again.returncode == 1
+    assert "already exists" in again.stderr and "arena serve FILE --resume" in again.stderr
