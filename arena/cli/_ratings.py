@@ -35,6 +35,16 @@ def database_option(_ctx: object, _param: object, value: str | Path) -> Path | s
 
 
 DATABASE_HELP = "A SQLite file, or a postgresql:// URL."
+
+db_option = click.option(
+    "--db",
+    "database",
+    default=str(DEFAULT_DATABASE),
+    show_default=True,
+    callback=database_option,
+    help=DATABASE_HELP,
+)
+"""``--db``: the store ``arena ratings`` and ``arena report`` read (a path or a URL)."""
 DEFAULT_ANCHOR_RATING = 1000.0
 
 
@@ -235,14 +245,7 @@ def _anchor_for(
 
 
 @click.command("ratings")
-@click.option(
-    "--db",
-    "database",
-    default=str(DEFAULT_DATABASE),
-    show_default=True,
-    callback=database_option,
-    help=DATABASE_HELP,
-)
+@db_option
 @click.option(
     "--game-type",
     default=None,

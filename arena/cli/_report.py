@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli._ratings import DATABASE_HELP, DEFAULT_DATABASE, database_option
+from arena.cli._ratings import db_option
 from arena.tournament import StoreError
 from arena.web import ReportError, ReportRequest, write_report
 
@@ -30,14 +30,7 @@ def report_to(database: Path | str, request: ReportRequest) -> Path:
 
 
 @click.command("report")
-@click.option(
-    "--db",
-    "database",
-    default=str(DEFAULT_DATABASE),
-    show_default=True,
-    callback=database_option,
-    help=DATABASE_HELP,
-)
+@db_option
 @click.option(
     "--tournament",
     "tournaments",
