@@ -116,6 +116,9 @@ class TournamentConfig:
     workers: int = 1
     """Dealer processes playing matches (``workers = N`` or ``"auto"``: one per core); 1 plays
     every match in this process. Not stored: a tournament may resume with other workers."""
+    max_live_bots: int | None = None
+    """``tournament.max_live_bots``: a bound on live bot processes (at least one match's);
+    ``None``, no bound. Not stored: a tournament may resume with another bound."""
     seed: int
     seed_drawn: bool = False
     output: Path

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
 import secrets
 import tomllib
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from arena.tournament._config import (
     TournamentConfigError,
     _check_field,
 )
+from arena.tournament._config_scale import parse_scale
 from arena.tournament._db import is_url
 from arena.tournament._limits import parse_limits
 
@@ -71,6 +71,7 @@ _TOURNAMENT_KEYS = (
     "concurrency",
     "max_tables_per_bot",
     "workers",
+    "max_live_bots",
     "seed",
     "output",
     "database",
@@ -83,10 +84,6 @@ _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
 _BOT_STRINGS = ("builtin", "command", "address", "plugin", "target", "requires", "workdir")
 _BOT_KEYS = ("name", *_BOT_STRINGS, "remote", "limits")
-
-
-MAX_WORKERS = 256
-"""The most dealer processes ``tournament.workers`` may ask for."""
 
 
 def bot_from_dict(data: Mapping[str, Any], source: str = "<match spec>") -> BotSpec:
@@ -284,7 +281,7 @@ class _Parser:
             challengers=challengers,
             concurrency=self.integer(tour, t, "concurrency", 1, minimum=1),
             max_tables_per_bot=self.integer(tour, t, "max_tables_per_bot", 1, minimum=1),
-            workers=self.workers(tour),
+            **parse_scale(self, tour, table_size=table_size, duplicate=duplicate),
             seed=seed,
             seed_drawn=seed_drawn,
             output=output,
@@ -301,16 +298,6 @@ class _Parser:
         )
         _check_field(config, "bots")
         return config
-
-    def workers(self, tour: Mapping[str, Any]) -> int:
-        """``tournament.workers``: dealer processes, ``"auto"`` for one per core (issue 12)."""
-        if tour.get("workers") == "auto":
-            return max(1, os.cpu_count() or 1)
-        if isinstance(tour.get("workers"), str):
-            raise self.fail(
-                "tournament.workers", f"must be a whole number or 'auto', got {tour['workers']!r}"
-            )
-        return self.integer(tour, "tournament", "workers", 1, minimum=1, maximum=MAX_WORKERS)
 
     def tournament_name(self, tour: Mapping[str, Any]) -> str:
         """``tournament.name``: required, and a folder name under ``output``, never a path."""
