@@ -30,12 +30,15 @@ class MonteCarloBot(Bot):
     version = "1.0"
 
     def __init__(self, samples: int = 200, seed: int | None = None) -> None:
-        # seed None: seeded from the OS, so no two runs play alike
+        # seed None: each table's MatchStart.seat_seed seeds it (a replayed match plays alike)
+        self.seed = seed
         self.policy = MonteCarloPolicy(samples=samples, rng=random.Random(seed))
 
     def on_match_start(self, message: pb.MatchStart) -> None:
         # sample the table's deck: with a joker (R2) or not, draws of up to max_draw (R15)
         config = config_from_message(message.config)
+        if self.seed is None and message.seat_seed:
+            self.policy.rng = random.Random(message.seat_seed)
         self.policy.joker = config.joker
         self.policy.max_draw = config.max_draw
         self.policy.prepare()

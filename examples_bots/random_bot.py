@@ -7,6 +7,7 @@ ARENA_BOT_ADDRESS=127.0.0.1:50051 python examples_bots/random_bot.py
 import random
 
 from arena.policies import RandomPolicy
+from arena.protocol import pb
 from arena.sdk import Bot, Decision, run
 
 
@@ -16,6 +17,11 @@ class RandomBot(Bot):
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.policy = RandomPolicy(rng or random.SystemRandom())
+
+    def on_match_start(self, message: pb.MatchStart) -> None:
+        # the dealer's per-seat seed: the same match plays the same on a rerun
+        if message.seat_seed:
+            self.policy.rng = random.Random(message.seat_seed)
 
     def decide(self, decision: Decision):
         # a Decision has hole_cards, legal and pot, like the engine's SeatView,

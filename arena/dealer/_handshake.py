@@ -7,6 +7,7 @@ connects and never speaks costs its table that long, not the start-up timeout.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,7 +33,17 @@ class Handshake:
     detail: str = ""
 
 
-def match_start_for(settings: MatchSettings, seat: int, names: Sequence[str]) -> pb.DealerMessage:
+def seat_seed(deck_seed: int, table_id: str, seat: int) -> int:
+    """The seat's own seed (``MatchStart.seat_seed``): one-way from the deck seed, so the
+    same match gives the same seed wherever it is played, and a bot cannot work back from
+    its seed (or guess another seat's) to the decks. Never 0 (0 says "no seed")."""
+    digest = hashlib.sha256(f"arena-seat-seed/1:{deck_seed}:{table_id}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") or 1
+
+
+def match_start_for(
+    settings: MatchSettings, seat: int, names: Sequence[str], deck_seed: int
+) -> pb.DealerMessage:
     """The MatchStart ``seat`` is sent: the match as ``settings`` describe it to a bot."""
     return protocol.match_start(
         match_id=settings.match_id,
@@ -44,6 +55,7 @@ def match_start_for(settings: MatchSettings, seat: int, names: Sequence[str]) ->
         time_bank=settings.time_bank,
         hands=settings.hands,
         starting_stack=settings.starting_stack,
+        seat_seed=seat_seed(deck_seed, settings.table_id, seat),
     )
 
 

@@ -125,7 +125,7 @@ class _MatchRunner(DecisionWaits):
         counted against the bot (R25); a bot that cannot be reached is recorded, not counted.
         """
         s = self.settings
-        start = match_start_for(s, seat.index, [x.name for x in self.seats])
+        start = match_start_for(s, seat.index, [x.name for x in self.seats], self.result.seed)
         opened = await open_stream(seat.driver, start, s.hello_timeout)
         if opened.connection is None or opened.hello is None:
             reason, detail = opened.reason, opened.detail

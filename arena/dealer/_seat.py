@@ -123,10 +123,23 @@ class LocalBot:
         return None
 
 
+class _PolicySeats(LocalBot):
+    """A built-in policy with a fresh :class:`PolicyBot` per seat: tables played at once
+    never share a random generator, so each table's play depends on its own seed only."""
+
+    def __init__(self, name: str, policy_name: str, seed: int | None) -> None:
+        super().__init__(PolicyBot(name, make_policy(policy_name, seed)), name=name)
+        self._policy_name = policy_name
+        self._seed = seed
+
+    async def connect(self) -> SeatConnection:
+        return LocalConnection(PolicyBot(self.name, make_policy(self._policy_name, self._seed)))
+
+
 def policy_driver(name: str, policy_name: str, seed: int | None = None) -> LocalBot:
     """A seat played in-process by the built-in policy ``policy_name`` (``KeyError`` if unknown).
 
     The policy answers through :class:`arena.policies.PolicyBot`, so the dealer seats
     ``builtin:`` bots without importing the bot SDK.
     """
-    return LocalBot(PolicyBot(name, make_policy(policy_name, seed)), name=name)
+    return _PolicySeats(name, policy_name, seed)

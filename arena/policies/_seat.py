@@ -36,7 +36,9 @@ class PolicyBot:
     """A policy behind the dealer's messages: Hello on MatchStart, an Action per decision.
 
     ``wants_hand_start`` asks the dealer for HandStart messages (ignored here, but a
-    test may want them on the wire).
+    test may want them on the wire). A policy that draws from ``rng`` is reseeded from
+    each MatchStart's ``seat_seed``, so a match plays the same wherever it is played
+    (``workers = 2`` gives what ``workers = 1`` gives for the same seed).
     """
 
     version = "0.1"
@@ -54,6 +56,9 @@ class PolicyBot:
             action = self.policy.decide(protocol.read_decision(request))
             return protocol.answer(action, request.decision_id)
         if kind == "match_start":
+            seat_seed = message.match_start.seat_seed
+            if seat_seed and hasattr(self.policy, "rng"):
+                self.policy.rng = random.Random(seat_seed)
             return protocol.hello(
                 name=self.name, version=self.version, wants_hand_start=self.wants_hand_start
             )

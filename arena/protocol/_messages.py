@@ -39,6 +39,7 @@ def match_start(
     time_bank: float,
     hands: int,
     starting_stack: int,
+    seat_seed: int = 0,
 ) -> pb.DealerMessage:
     """The MatchStart for ``seat`` at a table whose seats are named ``names`` (clocks in seconds)."""
     return pb.DealerMessage(
@@ -55,6 +56,7 @@ def match_start(
             hands=hands,
             starting_stack=starting_stack,
             protocol_version=PROTOCOL_VERSION,
+            seat_seed=seat_seed,
         )
     )
 

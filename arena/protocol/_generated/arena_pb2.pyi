@@ -193,7 +193,7 @@ class Action(_message.Message):
     def __init__(self, decision_id: _Optional[str] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "table_id", "seat", "players", "config", "clock", "hands", "starting_stack", "protocol_version", "resume_ticket")
+    __slots__ = ("match_id", "table_id", "seat", "players", "config", "clock", "hands", "starting_stack", "protocol_version", "resume_ticket", "seat_seed")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -204,6 +204,7 @@ class MatchStart(_message.Message):
     STARTING_STACK_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     RESUME_TICKET_FIELD_NUMBER: _ClassVar[int]
+    SEAT_SEED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     table_id: str
     seat: int
@@ -214,7 +215,8 @@ class MatchStart(_message.Message):
     starting_stack: int
     protocol_version: int
     resume_ticket: str
-    def __init__(self, match_id: _Optional[str] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., hands: _Optional[int] = ..., starting_stack: _Optional[int] = ..., protocol_version: _Optional[int] = ..., resume_ticket: _Optional[str] = ...) -> None: ...
+    seat_seed: int
+    def __init__(self, match_id: _Optional[str] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., hands: _Optional[int] = ..., starting_stack: _Optional[int] = ..., protocol_version: _Optional[int] = ..., resume_ticket: _Optional[str] = ..., seat_seed: _Optional[int] = ...) -> None: ...
 
 class Player(_message.Message):
     __slots__ = ("seat", "name")
