@@ -1,12 +1,17 @@
 """Benchmark the dealer over real gRPC: decisions/s and hands/s against a bare-stream ceiling.
 
 Not a test: run it by hand (``python scripts/bench_dealer.py``, ``--quick`` for a short
-run) after touching ``arena/dealer/``. Bots are this script run as gRPC servers
-(``--serve echo|sdk``), launched as processes through :class:`arena.dealer.LaunchedBot`:
+run) after touching ``arena/dealer/``. Bots are launched as processes through
+:class:`arena.dealer.LaunchedBot`; with ``--bots python`` (the default) they are this
+script run as gRPC servers (``--serve echo|sdk``):
 
 * ``echo``: answers every DecisionRequest at once with CALL (a check when nothing is
   owed), or stands pat at the draw; no SDK parsing. The trivial bot.
 * ``sdk``: the same play through the Python SDK (``Decision`` objects, ``decide``).
+
+``--bots cpp`` seats the C++ example bot instead (``examples_bots/cpp``, built by
+``scripts/build_cpp_bot``, ``--policy call``: the same play, native): the targets are
+about the DEALER's cost, and Python bots take half the two cores from it.
 
 For each shape (heads-up and six-handed, one table and many at once) it measures:
 
@@ -17,7 +22,11 @@ For each shape (heads-up and six-handed, one table and many at once) it measures
   counting decisions and whole hands. The seats keep the wall clock (the counting
   wrapper hides the launched bot's CPU probe), as the ceiling does.
 
-and prints dealer/ceiling. A second heads-up 16-table row runs the seats on the CPU
+and prints dealer/ceiling. Beside the rates, the CPU per decision of the dealer's own
+process (every thread: Trio, the gRPC loop, gRPC's pollers) and of the bots (their
+process trees), which hold much better than rates on a machine shared with other jobs:
+``cpu ratio`` is the dealer process's CPU per decision in the ceiling over the same in
+the dealer run. A second heads-up 16-table row runs the seats on the CPU
 clock a tournament gives launched bots (each decision reads the bot's CPU; at L2 its
 cgroup), against the same ceiling. Then hands/s heads-up with the SDK bot, and the
 dealer process's RSS with 64 tables running at once. Targets (issue 12 item 6): dealer
@@ -29,13 +38,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import random
 import resource
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -45,6 +56,10 @@ from arena.dealer import BotDriver, LaunchedBot, MatchSettings, open_bot, run_ma
 from arena.engine import Deck, GameConfig, Hand
 from arena.protocol import pb
 from arena.sdk import Bot, run
+
+ROOT = Path(__file__).resolve().parents[1]
+CPP_BOT = ROOT / "examples_bots" / "cpp"
+CPP_BINARY = CPP_BOT / "build" / "arena-cpp-bot"
 
 # --- the bots (run as ``bench_dealer.py --serve KIND``) ----------------------------
 
@@ -128,6 +143,50 @@ class CountingDriver:
         pass  # the owner closes the real driver
 
 
+# --- CPU per decision --------------------------------------------------------------
+
+
+def own_cpu() -> float:
+    """CPU seconds (user + system) of this process, every thread."""
+    times = os.times()
+    return times.user + times.system
+
+
+def bots_cpu(drivers: Sequence[BotDriver]) -> float:
+    """CPU seconds of the distinct bots' process trees (NaN when one cannot say)."""
+    total = 0.0
+    for driver in {id(driver): driver for driver in drivers}.values():
+        probe = getattr(driver, "cpu_seconds", None)
+        value = probe() if callable(probe) else None
+        if value is None:
+            return float("nan")
+        total += value
+    return total
+
+
+@dataclass
+class Row:
+    """One measured run: decisions/s, hands/s, writes/s, and CPU microseconds per decision."""
+
+    decisions: float
+    hands: float = 0.0
+    writes: float = 0.0
+    dealer_us: float = float("nan")
+    bots_us: float = float("nan")
+
+
+async def measured(drivers: Sequence[BotDriver], run: Callable[[], Awaitable[Row]]) -> Row:
+    """``run()`` (a ceiling or a dealer run), with the CPU it and the bots used per decision."""
+    dealer_0, bots_0, wall_0 = own_cpu(), bots_cpu(drivers), trio.current_time()
+    row = await run()
+    dealer_1, bots_1, wall_1 = own_cpu(), bots_cpu(drivers), trio.current_time()
+    count = row.decisions * (wall_1 - wall_0)
+    if count > 0:
+        row.dealer_us = (dealer_1 - dealer_0) / count * 1e6
+        row.bots_us = (bots_1 - bots_0) / count * 1e6
+    return row
+
+
 # --- runs ------------------------------------------------------------------------
 
 
@@ -151,7 +210,7 @@ def sample_requests(players: int) -> list[pb.DealerMessage]:
     return messages
 
 
-async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> float:
+async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> Row:
     """Decisions/s answering bare requests round-robin over each table's seats (one write each)."""
     counter = Counter()
     requests = sample_requests(len(drivers))
@@ -194,7 +253,7 @@ async def ceiling(drivers: Sequence[BotDriver], tables: int, seconds: float) -> 
     async with trio.open_nursery() as nursery:
         for number in range(tables):
             nursery.start_soon(table, number)
-    return counter.decisions / (trio.current_time() - start)
+    return Row(counter.decisions / (trio.current_time() - start))
 
 
 async def dealer(
@@ -204,7 +263,7 @@ async def dealer(
     *,
     hands_per_match: int = 200,
     cpu_clock: bool = False,
-) -> tuple[float, float, float]:
+) -> Row:
     """Decisions/s, hands/s and messages written/s of run_match on ``tables`` tables at once."""
     counter = Counter()
     counting = [CountingDriver(driver, counter, probes=cpu_clock) for driver in drivers]
@@ -234,7 +293,7 @@ async def dealer(
                 nursery.start_soon(table, number)
     decisions, hands, writes = counter.decisions, counter.hands, counter.writes
     elapsed = trio.current_time() - start  # counted before the cut matches close
-    return decisions / elapsed, hands / elapsed, writes / elapsed
+    return Row(decisions / elapsed, hands / elapsed, writes / elapsed)
 
 
 def rss_mb() -> float:
@@ -252,7 +311,8 @@ async def rss_with_tables(
     result: list[tuple[float, float]] = []
 
     async def play() -> None:
-        result.append((await dealer(drivers, tables, seconds, hands_per_match=50))[:2])
+        row = await dealer(drivers, tables, seconds, hands_per_match=50)
+        result.append((row.decisions, row.hands))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(play)
@@ -262,35 +322,69 @@ async def rss_with_tables(
     return peak, result[0][1]
 
 
+def bot_commands(args: argparse.Namespace) -> tuple[list[str], list[str], Path | None]:
+    """The trivial bot's command, the SDK bot's, and the trivial bot's working folder."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--serve"]
+    if args.bots == "python":
+        return [*command, "echo"], [*command, "sdk"], None
+    if not os.access(CPP_BINARY, os.X_OK):
+        raise SystemExit(
+            f"bench_dealer: --bots cpp needs {CPP_BINARY.relative_to(ROOT)}: "
+            "run scripts/build_cpp_bot first"
+        )
+    return [str(CPP_BINARY), "--policy", "call"], [*command, "sdk"], CPP_BOT
+
+
+HEADER = (
+    f"{'shape':<32}{'ceiling dec/s':>14}{'dealer dec/s':>14}{'ratio':>7}{'hands/s':>9}"
+    f"{'writes/dec':>11}{'ceil us/dec':>12}{'dealer us/dec':>14}{'cpu ratio':>10}"
+    f"{'bots us/dec':>12}"
+)
+
+
+def row_text(shape: str, top: Row | None, row: Row) -> str:
+    """One line of the table; ``top`` is the ceiling (None for the SDK row)."""
+    ratio = f"{row.decisions / top.decisions:>7.2f}" if top else f"{'':>7}"
+    cpu_ratio = f"{top.dealer_us / row.dealer_us:>10.2f}" if top else f"{'':>10}"
+    return (
+        f"{shape:<32}{f'{top.decisions:,.0f}' if top else '':>14}{row.decisions:>14,.0f}{ratio}"
+        f"{row.hands:>9,.0f}{row.writes / row.decisions:>11.2f}"
+        f"{f'{top.dealer_us:,.0f}' if top else '':>12}{row.dealer_us:>14,.0f}{cpu_ratio}"
+        f"{row.bots_us:>12,.0f}"
+    )
+
+
 async def main(args: argparse.Namespace) -> None:
     seconds = 1.0 if args.quick else args.seconds
-    command = [sys.executable, str(Path(__file__).resolve()), "--serve"]
+    trivial, sdk_command, workdir = bot_commands(args)
     async with AsyncExitStack() as stack:
         logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-bench-"))
         echo = [
             await stack.enter_async_context(
                 open_bot(
-                    f"echo-{i}", command=[*command, "echo"], log_dir=logs, sandbox=args.sandbox
+                    f"{args.bots}-{i}",
+                    command=trivial,
+                    log_dir=logs,
+                    sandbox=args.sandbox,
+                    workdir=workdir,
                 )
             )
             for i in range(args.processes)
         ]
         sdk = [
             await stack.enter_async_context(
-                open_bot(f"sdk-{i}", command=[*command, "sdk"], log_dir=logs, sandbox=args.sandbox)
+                open_bot(f"sdk-{i}", command=sdk_command, log_dir=logs, sandbox=args.sandbox)
             )
             for i in range(2)
         ]
         assert all(isinstance(bot, LaunchedBot) for bot in echo + sdk)
         layer = getattr(echo[0], "sandbox_layer", "")
+        kind = "Python echo" if args.bots == "python" else "C++ (--policy call)"
         print(
-            f"dealer over gRPC, {seconds:g} s per row, {args.processes} echo bot processes"
-            f" (sandbox {layer})"
+            f"dealer over gRPC, {seconds:g} s per row, {args.processes} {kind} bot processes"
+            f" (sandbox {layer}), load average {os.getloadavg()[0]:.1f}"
         )
-        print(
-            f"{'shape':<32}{'ceiling dec/s':>14}{'dealer dec/s':>14}{'ratio':>7}"
-            f"{'hands/s':>9}{'writes/s':>10}{'writes/dec':>11}"
-        )
+        print(HEADER)
         ratios = {}
         for players, tables, cpu_clock in (
             (2, 1, False),
@@ -301,28 +395,24 @@ async def main(args: argparse.Namespace) -> None:
         ):
             seats = [echo[i % len(echo)] for i in range(players)]
             if not cpu_clock:  # the CPU-clock row is against the row above's ceiling
-                top = await ceiling(seats, tables, seconds)
-            decisions, hands, writes = await dealer(seats, tables, seconds, cpu_clock=cpu_clock)
+                top = await measured(seats, partial(ceiling, seats, tables, seconds))
+            row = await measured(
+                seats, partial(dealer, seats, tables, seconds, cpu_clock=cpu_clock)
+            )
             shape = f"{'heads-up' if players == 2 else 'six-handed'}, {tables} table{'s' * (tables > 1)}"
             shape += ", CPU clock" if cpu_clock else ""
-            ratios[shape] = decisions / top
-            print(
-                f"{shape:<32}{top:>14,.0f}{decisions:>14,.0f}{decisions / top:>7.2f}"
-                f"{hands:>9,.0f}{writes:>10,.0f}{writes / decisions:>11.2f}"
-            )
-        decisions, hands, writes = await dealer(sdk, 1, seconds)
-        print(
-            f"{'heads-up, 1, SDK bots':<32}{'':>14}{decisions:>14,.0f}{'':>7}"
-            f"{hands:>9,.0f}{writes:>10,.0f}{writes / decisions:>11.2f}"
-        )
+            ratios[shape] = row.decisions / top.decisions
+            print(row_text(shape, top, row))
+        row = await measured(sdk, partial(dealer, sdk, 1, seconds))
+        print(row_text("heads-up, 1, Python SDK bots", None, row))
         ratio = ratios["heads-up, 16 tables"]
         print(
             f"dealer/ceiling heads-up, 16 tables: {ratio:.2f}  target >= 0.8: "
             f"{'ok' if ratio >= 0.8 else 'MISSED'}"
         )
         pair = echo[:2] if len(echo) > 1 else echo * 2
-        hands_1 = (await dealer(pair, 1, seconds))[1]
-        hands_16 = (await dealer(pair, 16, seconds))[1]
+        hands_1 = (await dealer(pair, 1, seconds)).hands
+        hands_16 = (await dealer(pair, 16, seconds)).hands
         best = max(hands_1, hands_16)
         verdict = "ok" if best >= 500 else "MISSED"
         print(
@@ -336,6 +426,7 @@ async def main(args: argparse.Namespace) -> None:
             f"RSS with 64 tables: peak VmRSS {peak:.0f} MB (ru_maxrss {max_rss:.0f} MB), "
             f"{hands:,.0f} hands/s  target <= 150 MB: {verdict}"
         )
+        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -345,6 +436,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--processes", type=int, default=2, help="echo bot processes to seat")
     parser.add_argument(
         "--sandbox", default="auto", help="sandbox of the bots: auto (default), off, L0, L1, L2"
+    )
+    parser.add_argument(
+        "--bots",
+        choices=["python", "cpp"],
+        default="python",
+        help="the trivial bots: python (an echo bot, default) or cpp (examples_bots/cpp, built)",
     )
     parser.add_argument("--serve", choices=["echo", "sdk"], help=argparse.SUPPRESS)
     return parser.parse_known_args(argv)[0]
