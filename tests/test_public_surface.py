@@ -93,6 +93,7 @@ PUBLIC = {
         "BUILT_IN", "CallingStation", "make_policy", "MonteCarloPolicy", "Policy",
         "PolicyBot", "RandomPolicy", "RuleBased", "sensible_discards"
     },
+    "arena.rl": {"ACTION_NAMES", "DISCARD_BASE", "EXTRA_HINT", "MissingExtraError", "N_ACTIONS", "OBS_SIZE", "DrawGame", "discard_action", "env", "gym_env", "raw_env", "sorted_cards", "to_engine"},  # issue 13 item 1
     "arena.dealer": {
         "ACTION_TIMEOUT", "HANDS_PER_MATCH", "HELLO_TIMEOUT", "MAX_STALE",
         "STARTUP_TIMEOUT", "BotDriver", "BotStartError", "driver_from_spec", "FaultRecord",
@@ -120,7 +121,9 @@ PUBLIC = {
         "play_match"
     },
     "arena.executors": {
-        "MAX_ATTEMPTS", "ProcessExecutor", "WORKER_COMMAND", "executor_for"
+        "MAX_ATTEMPTS", "ProcessExecutor", "WORKER_COMMAND", "executor_for",
+        # issue 12 item 3: Ray, and the executor a tournament file asks for
+        "RayExecutor", "executor_of", "open_executor"
     },
     "arena.cli": {
         "cli", "main"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
@@ -21,10 +22,11 @@ from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
 from arena.cli._replays import write_tournament_replays
 from arena.cli._watch import follow_standings, live_view, watch_option, with_hub
-from arena.executors import executor_for
+from arena.executors import open_executor
 from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
     BotSpec,
+    Executor,
     Progress,
     Standings,
     Store,
@@ -97,14 +99,21 @@ def _play_tournament(
     ``dial_in`` serves the remote bots (``arena serve``)."""
     pm = _plugin_manager(no_plugins)
     game_type = game_type_of(config.game)
-    if config.workers > 1 and watch is not None:  # hands are played in the workers
-        console.print(f"note: workers = {config.workers}: {WORKERS_NOTE}", markup=False)
-    try:  # resume never creates a database: a missing one is a wrong path
-        store = Store.open(config.database, create=not resume)
-    except StoreError as error:
-        raise click.ClickException(str(error)) from None
-    # refits run on their own thread with their own read connection: the dealer never waits
-    with store, live_standings(config, game_type) as refresher:
+    for note in config.executor_notes():
+        console.print(f"note: {one_line(note)}", markup=False, highlight=False)
+    if not config.in_process and watch is not None:  # hands are played elsewhere
+        console.print(f"note: {_where(config)}: {WORKERS_NOTE}", markup=False)
+    with contextlib.ExitStack() as done:
+        try:  # Ray: connected before the store is touched, so a failure records nothing
+            executor = done.enter_context(open_executor(config))
+        except TournamentError as error:
+            raise click.ClickException(str(error)) from None
+        try:  # resume never creates a database: a missing one is a wrong path
+            store = done.enter_context(Store.open(config.database, create=not resume))
+        except StoreError as error:
+            raise click.ClickException(str(error)) from None
+        # refits run on their own thread with their own read connection: the dealer never waits
+        refresher = done.enter_context(live_standings(config, game_type))
         progress = _play_live(
             config,
             store,
@@ -114,6 +123,7 @@ def _play_tournament(
             console=console,
             watch=watch,
             dial_in=dial_in,
+            executor=executor,
         )
         for note in write_tournament_replays(config.output / config.name):
             console.print(note, markup=False, highlight=False)
@@ -138,12 +148,12 @@ def _play_live(
     console: Console,
     watch: str | None = None,
     dial_in: DialIn | None = None,
+    executor: Executor | None = None,
 ) -> Progress:
-    """Play the tournament under a live progress bar and leaderboard; notes print above it.
-
-    After each match the leaderboard asks ``refresher`` for a refit and shows the latest
-    one it has, so the dealer never waits for a fit. ``watch`` serves the live page too.
-    """
+    """Play the tournament (on ``executor``) under a live progress bar and leaderboard;
+    notes print above it. After each match the leaderboard asks ``refresher`` for a refit
+    and shows the latest one it has, so the dealer never waits for a fit. ``watch`` serves
+    the live page too."""
     game_type, remote, server = game_type_of(config.game), remote_names(config.bots), None
     waiting: list[list[str]] = [[]]
     with Live(
@@ -178,7 +188,7 @@ def _play_live(
                         resume=resume,
                         on_progress=on_progress,
                         open_driver=remote_opener(server, _opener(pm, config)),
-                        executor=executor_for(config.workers),
+                        executor=executor,
                         **with_hub(tournament_observers(pm), hub),
                     )
                 finally:
@@ -188,6 +198,11 @@ def _play_live(
             return trio.run(play)
         except (TournamentError, StoreError) as error:
             raise click.ClickException(str(error)) from None
+
+
+def _where(config: TournamentConfig) -> str:
+    """Where the matches are played, for the notes: ``workers = N`` or ``executor = 'ray'``."""
+    return "executor = 'ray'" if config.executor == "ray" else f"workers = {config.workers}"
 
 
 def _leaderboard(

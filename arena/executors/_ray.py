@@ -30,6 +30,7 @@ import functools
 import importlib
 import logging
 import os
+import socket
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,6 +43,9 @@ from arena.tournament._not_started import start_note
 MAX_RETRIES = 3
 """Times Ray runs a match's task again after its worker process (or node) died."""
 
+PROBE_SECONDS = 10.0
+"""How long the check that something listens at the cluster's address may take."""
+
 WAIT_SECONDS = 0.2
 """How long one ``ray.wait`` call blocks (the granularity of a Ctrl-C while waiting)."""
 
@@ -49,15 +53,62 @@ Resources = Mapping[str, Mapping[str, float]]
 """Bot name -> the Ray custom resources a node needs to run that bot's matches."""
 
 
-def _ray() -> Any:
+def _ray(source: str = "<string>") -> Any:
     """The ``ray`` module, imported on first use; a TournamentError line when missing."""
     try:  # by name: mypy and the import graph see no Ray, which is an optional extra
         ray = importlib.import_module("ray")
     except ImportError:
         raise TournamentError(
-            "executor = \"ray\" needs Ray: pip install 'arena[ray]' (or 'ray>=2.9')"
+            f"tournament.executor = 'ray' needs Ray: pip install 'arena[ray]' ({source})"
         ) from None
     return ray
+
+
+def _bootstrap(address: str) -> tuple[str, int] | None:
+    """The ``HOST:PORT`` that ``ray.init(address=...)`` will dial first, or ``None`` when it
+    starts a Ray of its own (``"local"``). As Ray reads it (``"auto"``: ``RAY_ADDRESS`` or the
+    cluster ``ray start`` began here); a ConnectionError or ValueError when there is none."""
+    if address == "local":
+        return None
+    if address.startswith("ray://"):
+        host, _, port = address.removeprefix("ray://").rpartition(":")
+    else:
+        services = importlib.import_module("ray._private.services")
+        found = services.canonicalize_bootstrap_address(address)
+        if found is None:
+            return None
+        host, _, port = str(found).rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def _probe(address: str, source: str) -> None:
+    """Fail in one line when nothing listens where Ray would dial: ``ray.init`` retries an
+    address with no cluster for minutes (and a Ray Client address for 30 s) before failing."""
+    try:
+        where = _bootstrap(address)
+    except ConnectionError as error:  # "auto": no RAY_ADDRESS, no `ray start` here
+        why = "no Ray cluster is running on this machine" if address == "auto" else str(error)
+        raise _unreachable(address, why, source) from None
+    except ValueError as error:
+        raise _unreachable(address, str(error), source) from None
+    if where is None:
+        return
+    try:
+        socket.create_connection(where, timeout=PROBE_SECONDS).close()
+    except OSError as error:
+        why = error.strerror or type(error).__name__
+        raise _unreachable(
+            address, f"nothing answers at {where[0]}:{where[1]} ({why})", source
+        ) from None
+
+
+def _unreachable(address: str, why: str, source: str) -> TournamentError:
+    line = escape_untrusted(why.strip().splitlines()[-1] if why.strip() else "")[:200]
+    return TournamentError(
+        f"cannot reach a Ray cluster at ray_address = {address!r}: {line}; start one with "
+        "`ray start --head` (then `ray start --address=HEAD:6379` on each other machine) "
+        f"or set tournament.ray_address ({source})"
+    )
 
 
 def task_resources(spec: MatchSpec, resources: Resources) -> dict[str, float]:
@@ -124,6 +175,7 @@ class RayExecutor:
         num_cpus: float = 1.0,
         max_retries: int = MAX_RETRIES,
         max_in_flight: int | None = None,
+        source: str = "<string>",
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be at least 0, got {max_retries}")
@@ -134,8 +186,11 @@ class RayExecutor:
         self.num_cpus = num_cpus
         self.max_retries = max_retries
         self.max_in_flight = max_in_flight
+        self.source = source
+        """The tournament file, for messages."""
         self.placements: dict[str, Placement] = {}
         """Match key -> the node and worker pid whose outcome was delivered."""
+        self._started = False
 
     async def run(self, job: Job) -> None:
         remote = [spec.key for spec in job.specs if spec.remote]
@@ -144,20 +199,27 @@ class RayExecutor:
                 f"match {remote[0]} has a bot that dials in: remote bots play only in the "
                 "coordinator process (use workers = 1 with `arena serve`)"
             )
-        ray = _ray()
-        started = self._connect(ray)
+        ray = _ray(self.source)
+        opened = not ray.is_initialized()
+        if opened:
+            self.connect()
         try:
             await self._run_tasks(ray, job)
         finally:
-            if started:
+            if opened:
                 with trio.CancelScope(shield=True):
-                    await trio.to_thread.run_sync(ray.shutdown)
+                    await trio.to_thread.run_sync(self.close)
 
-    def _connect(self, ray: Any) -> bool:
-        """Connect to (or start) Ray; True when this call started it, so run() stops it.
-        In the Trio thread: ray.init installs signal handlers, which needs the main thread."""
+    def connect(self) -> None:
+        """Connect to (or start) Ray now, before anything is recorded; TournamentError in
+        one line when Ray is missing or no cluster answers. A connection this process
+        already has is used and kept. Call it in the main thread (``ray.init`` installs
+        signal handlers); :meth:`close` ends what it started."""
+        ray = _ray(self.source)
         if ray.is_initialized():
-            return False
+            return
+        if self.address is not None:
+            _probe(self.address, self.source)
         try:
             ray.init(
                 address=self.address,
@@ -171,9 +233,15 @@ class RayExecutor:
             line = escape_untrusted(str(error).strip().splitlines()[-1] if str(error) else "")
             raise TournamentError(
                 f"cannot start or reach Ray ({where}): {line[:200]}; start a cluster with "
-                "`ray start --head` or set ray_address"
+                "`ray start --head` or set tournament.ray_address"
             ) from None
-        return True
+        self._started = True
+
+    def close(self) -> None:
+        """Disconnect from (or stop) the Ray that :meth:`connect` started, if it did."""
+        if self._started:
+            self._started = False
+            _ray(self.source).shutdown()
 
     async def _run_tasks(self, ray: Any, job: Job) -> None:
         remote = ray.remote(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -115,7 +116,16 @@ class TournamentConfig:
     max_tables_per_bot: int = 1
     workers: int = 1
     """Dealer processes playing matches (``workers = N`` or ``"auto"``: one per core); 1 plays
-    every match in this process. Not stored: a tournament may resume with other workers."""
+    every match in this process. Not stored: a tournament may resume with other workers.
+    Not used with ``executor = "ray"`` (the cluster's CPUs decide)."""
+    executor: str = "local"
+    """``"local"`` (this machine: in-process, or ``workers`` processes) or ``"ray"`` (a
+    Ray task per match on the cluster at ``ray_address``). Not stored, like ``workers``."""
+    ray_address: str | None = None
+    """``tournament.ray_address`` as given (``None``: Ray's ``"auto"``); Ray only."""
+    ray_resources: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Bot name -> the Ray custom resources its matches' nodes need (the bots'
+    ``ray_resources``); Ray only, not stored, never part of a bot's :meth:`BotSpec.to_dict`."""
     max_live_bots: int | None = None
     """``tournament.max_live_bots``: a bound on live bot processes (at least one match's);
     ``None``, no bound. Not stored: a tournament may resume with another bound."""
@@ -138,6 +148,33 @@ class TournamentConfig:
     def database_name(self) -> str:
         """The database for messages: the file, or the URL without its password."""
         return redact(self.database) if isinstance(self.database, str) else str(self.database)
+
+    @property
+    def in_process(self) -> bool:
+        """Whether every match is played in this process (its bots opened here)."""
+        return self.executor == "local" and self.workers == 1
+
+    def executor_notes(self) -> list[str]:
+        """Lines to print at start: keys this executor does not use, and so ignores."""
+        if self.executor == "ray":
+            if self.workers == 1:
+                return []
+            return [
+                f"tournament.workers = {self.workers} is not used with executor = 'ray': the "
+                f"cluster's CPUs decide how many matches run at once, one CPU each ({self.source})"
+            ]
+        keys = ["tournament.ray_address"] if self.ray_address is not None else []
+        keys += [
+            f"bots[{i}].ray_resources"
+            for i, bot in enumerate(self.bots)
+            if bot.name in self.ray_resources
+        ]
+        if not keys:
+            return []
+        return [
+            f"{', '.join(keys)}: only used with executor = 'ray'; ignored here, where "
+            f"executor = 'local' ({self.source})"
+        ]
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -328,21 +365,26 @@ def _check_field(config: TournamentConfig, bots_key: str) -> None:
 
 
 def _check_workers(config: TournamentConfig) -> None:
-    """Workers open their own bots: arena's own kinds only, never a bot that dials in."""
-    if config.workers == 1:
+    """Workers and Ray tasks open their own bots: arena's own kinds only, never a bot that
+    dials in."""
+    if config.in_process:
         return
+    ray = config.executor == "ray"
+    where = "on Ray" if ray else "in worker processes"
+    instead = "executor = 'local' and workers = 1" if ray else "workers = 1"
+    got = "executor = 'ray'" if ray else f"workers = {config.workers}"
     for i, bot in enumerate(config.bots):
         if bot.kind == REMOTE:
             raise TournamentConfigError(
                 config.source,
-                "tournament.workers",
+                "tournament.executor" if ray else "tournament.workers",
                 f"bot {bot.name!r} dials in (remote = true) and plays only in the coordinator "
-                f"process: use workers = 1 with remote bots (got {config.workers})",
+                f"process: use {instead} with remote bots (got {got})",
             )
         if bot.kind not in BUILTIN_KINDS:
             raise TournamentConfigError(
                 config.source,
                 f"bots[{i}].plugin",
-                f"bot {bot.name!r} is driven by a plugin, which worker processes do not load: "
-                f"use workers = 1 (got {config.workers})",
+                f"bot {bot.name!r} is driven by a plugin, which matches {where} do not load: "
+                f"use {instead} (got {got})",
             )

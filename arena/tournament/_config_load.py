@@ -72,6 +72,8 @@ _TOURNAMENT_KEYS = (
     "max_tables_per_bot",
     "workers",
     "max_live_bots",
+    "executor",
+    "ray_address",
     "seed",
     "output",
     "database",
@@ -83,7 +85,7 @@ _GAME_INT += ("max_draw", "max_bets_per_round")
 _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
 _BOT_STRINGS = ("builtin", "command", "address", "plugin", "target", "requires", "workdir")
-_BOT_KEYS = ("name", *_BOT_STRINGS, "remote", "limits")
+_BOT_KEYS = ("name", *_BOT_STRINGS, "remote", "limits", "ray_resources")
 
 
 def bot_from_dict(data: Mapping[str, Any], source: str = "<match spec>") -> BotSpec:
@@ -281,7 +283,7 @@ class _Parser:
             challengers=challengers,
             concurrency=self.integer(tour, t, "concurrency", 1, minimum=1),
             max_tables_per_bot=self.integer(tour, t, "max_tables_per_bot", 1, minimum=1),
-            **parse_scale(self, tour, table_size=table_size, duplicate=duplicate),
+            **parse_scale(self, tour, data.get("bots"), table_size=table_size, duplicate=duplicate),
             seed=seed,
             seed_drawn=seed_drawn,
             output=output,

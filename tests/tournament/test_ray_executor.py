@@ -14,7 +14,9 @@ import json
 import logging
 import os
 import signal
+import socket
 import sqlite3
+import subprocess
 import sys
 import textwrap
 import time
@@ -136,6 +138,8 @@ class Nodes:
     cluster: Any
     bigbox: str
     """The node id of the node with the ``bigbox`` resource."""
+    bigbox_raylet: int = 0
+    """The pid of that node's raylet (every Ray worker of the node is its child)."""
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +167,8 @@ def cluster():
             logging_level=logging.ERROR,
             _node_ip_address="127.0.0.1",
         )
-        yield Nodes(nodes, big.node_id)
+        raylet = big.all_processes["raylet"][0].process.pid
+        yield Nodes(nodes, big.node_id, raylet)
     finally:
         ray.shutdown()
         nodes.shutdown()
@@ -215,14 +220,24 @@ env = {{ GATE = "{gate}" }}
 """
 
 
-def _gated_worker() -> int | None:
-    """The Ray worker (``ray::...``) that is an ancestor of a running gated bot, if any."""
+def _gated_worker(gate: Path | None = None) -> int | None:
+    """The Ray worker (``ray::...``) that is an ancestor of a running gated bot, if any
+    (with ``gate``: a bot waiting for that file, not another test's)."""
     for pid in Path("/proc").glob("[0-9]*"):
-        if "gated.py" in _cmdline(int(pid.name)):
+        if "gated.py" in _cmdline(int(pid.name)) and _waits_for(int(pid.name), gate):
             workers = [p for p in _ancestors(int(pid.name)) if _cmdline(p).startswith("ray::")]
             if workers:
                 return workers[0]
     return None
+
+
+def _waits_for(pid: int, gate: Path | None) -> bool:
+    if gate is None:
+        return True
+    try:
+        return f"GATE={gate}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
 
 
 def _ancestors(pid: int) -> list[int]:
@@ -303,6 +318,168 @@ def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Pat
     while time.monotonic() < deadline and any(alive(pid) for pid in orphans):
         time.sleep(0.1)
     assert [] == [f"{pid} {_cmdline(pid)}" for pid in orphans if alive(pid)]
+
+
+LOOPBACK_CLI = textwrap.dedent(
+    """
+    import sys
+
+    import ray
+    from ray._private import services
+
+    # as the cluster fixture: keep every address on loopback (Ray swaps 127.0.0.1 for the
+    # machine's address, and picks the driver's own from a route to the internet)
+    services.resolve_ip_for_localhost = lambda host: host
+    _init = ray.init
+
+    def init(*args, **kwargs):
+        kwargs.setdefault("_node_ip_address", "127.0.0.1")
+        return _init(*args, **kwargs)
+
+    ray.init = init
+    from arena.cli import main
+
+    sys.argv[0] = "arena"
+    main()
+    """
+)
+"""``arena`` on the command line, its Ray kept on loopback (the tests' only change to it)."""
+
+
+def arena_cli(*args: str, cwd: Path, **popen: Any) -> subprocess.Popen:
+    """``arena ARGS`` in a new process (its own session: a SIGINT to its group is a Ctrl-C)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", LOOPBACK_CLI, *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # the file's ray_address, not one this environment may name
+        env={key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"},
+        **popen,
+    )
+
+
+def on_ray(path: Path, address: str) -> Path:
+    """The tournament file at ``path`` with executor = "ray" at ``address``."""
+    text = path.read_text().replace(
+        "[tournament]\n", f'[tournament]\nexecutor = "ray"\nray_address = "{address}"\n', 1
+    )
+    path.write_text(text)
+    return path
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_an_address_with_no_cluster_is_one_line_and_records_nothing(
+    tmp_path: Path, scheme: str
+) -> None:
+    """``ray_address`` where nothing listens: one line naming the address, exit 1, no
+    database made, at once rather than after Ray's minutes of retries (issue 12 item 3)."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'arena[ray]')")
+    address = f"{scheme}127.0.0.1:{closed_port()}"
+    path = on_ray(write(tmp_path, "nocluster", ""), address)
+    run = arena_cli("tournament", "run", str(path), "--no-plugins", cwd=tmp_path)
+    out, err = run.communicate(timeout=120)
+    line = err.strip()
+    assert run.returncode == 1, out + err
+    assert "\n" not in line and "Traceback" not in line
+    assert f"ray_address = '{address}'" in line and "ray start --head" in line
+    assert str(path) in line
+    assert not (tmp_path / "arena.db").exists()
+
+
+PINNED = """
+[[bots]]
+name = "pinned"
+command = "{python} %s"
+ray_resources = { bigbox = 1 }
+[bots.limits]
+env = { MARK = "%s" }
+"""
+
+MARKING_BOT = textwrap.dedent(
+    """
+    import os, runpy, sys
+    from pathlib import Path
+
+    chain, pid = [], os.getpid()
+    while pid > 1:  # this bot's ancestors: its supervisor, the Ray worker, that node's raylet
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        chain.append(pid)
+    (Path(os.environ["MARK"]) / f"{os.getpid()}.txt").write_text(" ".join(map(str, chain)))
+    runpy.run_path(sys.argv.pop(1), run_name="__main__")
+    """
+)
+
+
+def test_arena_tournament_run_on_ray_records_every_match_once_on_the_pinned_node(
+    tmp_path: Path, cluster
+) -> None:
+    """``arena tournament run FILE`` with executor = "ray" and the cluster's address: every
+    match recorded once, and every process of the bot with ray_resources = {bigbox = 1}
+    started under the one node that has that resource (each bot process writes its
+    ancestors: its Ray worker's parent is the node's raylet) (issue 12 item 3)."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (tmp_path / "marking.py").write_text(MARKING_BOT)
+    bots = PINNED % (f"{tmp_path / 'marking.py'} {RULE_BASED}", marks)
+    path = on_ray(write(tmp_path, "cli", bots), cluster.cluster.address)
+    run = arena_cli("tournament", "run", str(path), "--no-plugins", cwd=tmp_path)
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, out + err
+    assert "cli: 3/3 matches recorded" in out and "Traceback" not in err
+    config = load_tournament(path)
+    keys, chips, _ = recorded(config)
+    assert sorted(keys) == sorted(set(keys)) and len(keys) == 3
+    assert len({key for key, bot in chips if bot == "pinned"}) == 2
+    started = {mark.stem: mark.read_text().split() for mark in marks.glob("*.txt")}
+    assert len(started) == 4  # 2 matches x 2 rotations (duplicate), a process each
+    assert all(str(cluster.bigbox_raylet) in chain for chain in started.values()), started
+
+
+def test_ctrl_c_on_ray_is_one_line_leaves_no_bot_and_resume_plays_the_rest(
+    tmp_path: Path, cluster
+) -> None:
+    """Ctrl-C while Ray plays a match: the usual one line, exit 130, the match's task
+    cancelled and its bots gone; ``arena tournament resume`` on Ray plays the rest, each
+    match recorded once (issue 12 item 3)."""
+    gate = tmp_path / "gate"
+    path = on_ray(write(tmp_path, "intr", gated(gate)), cluster.cluster.address)
+    run = arena_cli("tournament", "run", str(path), "--no-plugins", cwd=tmp_path)
+    held: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and (worker := _gated_worker(gate)) is None:
+            assert run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        assert worker is not None
+        held = _descendants(worker)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    line = err.strip()
+    assert run.returncode == 130, line
+    assert line.startswith("interrupted:") and "resume" in line and "\n" not in line
+    deadline = time.monotonic() + 20  # the cancelled task's worker died: its bots follow
+    while time.monotonic() < deadline and any(alive(pid) for pid in held):
+        time.sleep(0.1)
+    assert held and [] == [f"{pid} {_cmdline(pid)}" for pid in held if alive(pid)]
+    gate.write_text("open")
+    resumed = arena_cli("tournament", "resume", str(path), "--no-plugins", cwd=tmp_path)
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, out + err
+    keys, _, _ = recorded(load_tournament(path))
+    assert sorted(keys) == sorted(set(keys)) and len(keys) == 3
 
 
 def test_a_lost_node_takes_its_bots_and_its_match_runs_again(tmp_path: Path, cluster) -> None:
