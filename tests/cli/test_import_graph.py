@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "sdk": 3,
     "policies": 3,
     "dealer": 4,
+    "rl": 4,
     "tournament": 5,
     "server": 5,
     "executors": 6,

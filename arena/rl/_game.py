@@ -1,0 +1,151 @@
+"""A session of hands for learning: the engine's :class:`~arena.engine.Hand`, one per episode.
+
+No gym here: the PettingZoo and Gymnasium environments both drive a :class:`DrawGame`.
+The engine deals, judges and pays every hand; this module only picks the deck from the
+seed, rotates the button, carries a dead Jackpots pot to the next deal (R28), encodes
+observations and maps discrete actions to engine actions (:mod:`arena.rl._spaces`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from arena.engine import Action, Deck, GameConfig, Hand, SeatView
+from arena.history import dumps_phh, hand_to_phh
+from arena.rl._spaces import History, action_mask, action_of, encode
+
+DEFAULT_STACK_BLINDS = 100
+"""Starting stack, in big blinds, when ``stack`` is not given (every hand starts afresh)."""
+
+
+class DrawGame:
+    """Hands of Five Card Draw among ``players`` seats, each starting with ``stack`` chips.
+
+    ``settings`` are :class:`~arena.engine.GameConfig` keys (``structure``, ``big_blind``,
+    ``joker``, ...; a bad one raises :class:`~arena.engine.ConfigError` naming it). Hand
+    ``k`` after :meth:`reset` with seed ``s`` deals deck ``Random(f"{s}:{k}")`` with the
+    button on seat ``(k - 1) % players``, so a seed replays the same session.
+    """
+
+    def __init__(self, players: int = 2, *, stack: int | None = None, **settings: Any) -> None:
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 7:
+            raise ValueError(f"players must be 2 to 7 (R1), got {players!r}")
+        self.config = GameConfig(**settings)
+        self.players = players
+        big_blind = self.config.big_blind or 2
+        self.stack = DEFAULT_STACK_BLINDS * big_blind if stack is None else stack
+        if isinstance(self.stack, bool) or not isinstance(self.stack, int) or self.stack <= 0:
+            raise ValueError(f"stack must be a positive whole number of chips, got {stack!r}")
+        self.seed: int = random.SystemRandom().randrange(1 << 62)
+        self.hand_number = 0
+        self.carried = 0
+        self.hand: Hand = self._deal()
+        self.history = History(players)
+        self._observed: dict[int, np.ndarray] = {}  # this state's observations by seat
+
+    # --- the session ------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> Hand:
+        """Deal the next hand; a ``seed`` starts the session again from hand 1."""
+        if seed is not None:
+            self.seed = int(seed)
+            self.hand_number = 0
+            self.carried = 0
+        elif self.hand_number and self.hand.is_over:
+            self.carried = self.hand.carried_out
+        self.hand = self._deal()
+        self.history = History(self.players)
+        self.history.update(self.hand.events)
+        self._observed = {}
+        return self.hand
+
+    def _deal(self) -> Hand:
+        self.hand_number += 1
+        k = self.hand_number
+        deck = Deck.shuffled(random.Random(f"{self.seed}:{k}"), joker=self.config.uses_joker)
+        button = (k - 1) % self.players
+        return Hand(
+            self.config, [self.stack] * self.players, button, deck, carried_pot=self.carried
+        )
+
+    def step(self, index: int) -> Action:
+        """Play discrete action ``index`` for the seat to act; returns the engine action."""
+        hand = self.hand
+        seat = self.actor_seat()
+        action = action_of(
+            index, hand.legal_actions(), hand.holes[seat], hand.pot_total, hand.current_bet
+        )
+        self.apply(action)
+        return action
+
+    def apply(self, action: Action) -> None:
+        """Play an engine action for the seat to act (the engine refuses an illegal one)."""
+        self.history.update(self.hand.apply(action))
+        self._observed = {}
+
+    def apply_default(self) -> None:
+        """R23/R24's fallback (check if free, else fold; stand pat) for the seat to act."""
+        self.history.update(self.hand.apply_default())
+        self._observed = {}
+
+    def actor_seat(self) -> int:
+        seat = self.hand.actor
+        if seat is None:
+            raise ValueError("the hand is over; nobody is to act")
+        return seat
+
+    # --- what a seat sees ---------------------------------------------------------
+
+    def view(self, seat: int, *, history: bool = False) -> SeatView:
+        """The engine's view of ``seat`` (``history=True``: with the redacted events)."""
+        return self.hand.view(seat, history=history)
+
+    def observe(self, seat: int) -> np.ndarray:
+        """The fixed-size observation of ``seat`` (:data:`~arena.rl.OBS_SIZE` floats).
+
+        Kept until the next action (wrappers and ``last()`` ask for the same one twice);
+        a copy, so a caller that changes it changes nothing here.
+        """
+        cached = self._observed.get(seat)
+        if cached is not None:
+            return cached.copy()
+        total = self.stack * self.players + self.hand.carried_pot
+        obs = encode(self.hand, seat, self.history, total)
+        self._observed[seat] = obs.copy()
+        return obs
+
+    def mask(self, seat: int) -> np.ndarray:
+        """The action mask of ``seat`` (all 0 unless it is to act)."""
+        hand = self.hand
+        if hand.actor != seat:
+            return action_mask(None, 0, 0)
+        return action_mask(hand.legal_actions(), hand.pot_total, hand.current_bet)
+
+    def rewards(self) -> list[float]:
+        """Each seat's result of the finished hand in big blinds (0 while it is playing)."""
+        payoffs = self.hand.payoffs
+        if payoffs is None:
+            return [0.0] * self.players
+        big_blind = self.config.big_blind or 1
+        return [chips / big_blind for chips in payoffs]
+
+    def info(self) -> dict[str, Any]:
+        """The hand's name for replay: ``hand_id`` is ``rl-SEED/NUMBER``, as PHH ``table`` and ``hand``."""
+        return {
+            "hand_id": f"{self.table_name}/{self.hand_number}",
+            "hand": self.hand_number,
+            "table": self.table_name,
+            "seed": self.seed,
+        }
+
+    @property
+    def table_name(self) -> str:
+        return f"rl-{self.seed}"
+
+    def phh(self) -> str:
+        """The current hand as PHH text (``arena replay`` checks a finished one)."""
+        fields = hand_to_phh(self.hand, hand_number=self.hand_number, table=self.table_name)
+        return dumps_phh(fields)
