@@ -10,14 +10,22 @@ task killed, or a node lost, takes its bots with it, and Ray runs the task again
 coordinator commits each outcome once per match id, so a match played twice never counts
 twice.
 
+In a tournament file: ``executor = "ray"``, ``ray_address = "auto"`` (the default),
+``"HOST:PORT"``, ``"ray://HOST:10001"`` or ``"local"``, and a bot's ``ray_resources``
+(:func:`arena.executors.open_executor` builds this executor from them).
+
 Pinning: ``resources`` maps a bot's name to Ray custom resources (``{"gpu-bot":
 {"gpu_box": 1}}``); a match's task asks for, per resource, the largest amount any of its
 bots asks for, so it runs only on a node started with that resource (``ray start
 --resources='{"gpu_box": 1}'``), which also bounds how many such matches run there at once.
+Each task reserves ``num_cpus`` (1): a cluster of N CPUs plays N matches at once.
 
 Every node must see the tournament's files at the same paths (the bots' programs, the
 records folder: one checkout on a shared file system), and have arena installed in the
-interpreter Ray runs. Ray is imported only when :meth:`RayExecutor.run` starts; its own
+interpreter Ray runs. Ray is imported only when :meth:`RayExecutor.connect` (or
+:meth:`~RayExecutor.run`) is called. Before ``ray.init`` dials a cluster, a plain TCP
+connect checks that something listens where Ray would dial (``ray.init`` retries an
+address with no cluster for minutes): a wrong address is one line at once. Ray's own
 logs stay in its session folder (``log_to_driver=False``): nothing a bot or a worker prints
 reaches the terminal, and bots' output goes to their log files as with any executor.
 """
@@ -228,7 +236,7 @@ class RayExecutor:
                 include_dashboard=False,
                 configure_logging=True,
             )
-        except (ConnectionError, RuntimeError, ValueError) as error:
+        except (ConnectionError, RuntimeError, ValueError, ray.exceptions.RayError) as error:
             where = "a private Ray on this machine" if self.address is None else self.address
             line = escape_untrusted(str(error).strip().splitlines()[-1] if str(error) else "")
             raise TournamentError(

@@ -160,7 +160,7 @@ class TournamentConfig:
             if self.workers == 1:
                 return []
             return [
-                f"tournament.workers = {self.workers} is not used with executor = 'ray': the "
+                "tournament.workers is not used with executor = 'ray': the "
                 f"cluster's CPUs decide how many matches run at once, one CPU each ({self.source})"
             ]
         keys = ["tournament.ray_address"] if self.ray_address is not None else []
