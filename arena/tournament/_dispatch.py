@@ -15,6 +15,12 @@ it waits (Ctrl-C stops it as always; ``resume`` plays the rest).
 
 Nothing here imports the server: the protocol is duck-typed (a driver with
 ``free_tables`` and ``lease``).
+
+With a :class:`Planner` (the in-process executor's
+:class:`~arena.tournament._livebots.LiveBots`, issue 12 item 5) the planner says which
+matches to look at first (those whose bots are running) and reserves room for a match's
+bots in the same step as the check; the bots are started after the take, by the table's
+task, so a taken match's ``tables`` hold only its leased streams (``leases``).
 """
 
 from __future__ import annotations
@@ -84,12 +90,36 @@ def stream_notes(pending: Sequence[Any], drivers: Instances) -> list[str]:
 class Taken:
     """A match a worker took: ``tables[k][i]`` plays seat ``i`` at table ``k``.
 
-    ``leased`` are the drivers leased for it (closed by :meth:`Dispatcher.release`).
+    ``leased`` are the drivers leased for it (closed by :meth:`Dispatcher.release`);
+    ``leases`` the same by bot (with a planner, ``tables`` is empty: the caller seats
+    ``leases[name][k]`` and the planner's own instances).
     """
 
     match: Any
     tables: list[list[BotDriver]]
     leased: list[BotDriver] = field(default_factory=list)
+    leases: dict[str, list[BotDriver]] = field(default_factory=dict)
+
+
+class Planner(Protocol):
+    """What the dispatcher needs of a budget for bot processes (duck-typed).
+
+    ``pick(attempt)``: the first match, in the planner's order, that ``attempt`` accepts,
+    marked taken (``None``: none). ``reserve(match)``: room for its bots now, or False;
+    ``unreserve(match)`` gives it back. ``remaining``: matches not taken;
+    ``untaken_matches()``: them, in schedule order.
+    """
+
+    @property
+    def remaining(self) -> int: ...
+
+    def pick(self, attempt: Callable[[Any], bool]) -> Any | None: ...
+
+    def reserve(self, match: Any) -> bool: ...
+
+    def unreserve(self, match: Any) -> None: ...
+
+    def untaken_matches(self) -> list[Any]: ...
 
 
 class Dispatcher:
@@ -108,8 +138,10 @@ class Dispatcher:
         max_tables_per_bot: int,
         on_waiting: Callable[[list[str]], None] | None = None,
         poll_seconds: float = POLL_SECONDS,
+        planner: Planner | None = None,
     ) -> None:
-        self._pending = list(pending)  # schedule order
+        self._pending = [] if planner is not None else list(pending)  # schedule order
+        self._planner = planner
         self._drivers = drivers
         self._remote = {
             name: bot
@@ -130,11 +162,17 @@ class Dispatcher:
     @property
     def remaining(self) -> int:
         """Matches not yet taken."""
-        return len(self._pending)
+        return self._planner.remaining if self._planner is not None else len(self._pending)
+
+    def poke(self) -> None:
+        """Something outside changed (room freed, a bot came up): waiting workers look again."""
+        self._taken_or_released += 1
+        self._changed.set()
+        self._changed = trio.Event()
 
     async def take(self) -> Taken | None:
         """The next match to play, waiting for its bots if need be; ``None`` when none is left."""
-        while self._pending:
+        while self.remaining:
             taken = self.take_nowait()
             await self._close(self._spoiled)
             if taken is not None:
@@ -160,19 +198,39 @@ class Dispatcher:
         if state == self._idle:
             return None
         refused: set[str] = set()
-        for index, match in enumerate(self._pending):
-            if not self._can_start(match, free, refused):
-                continue
-            taken = self._lease(match, refused)
-            if taken is None:
-                continue
-            del self._pending[index]
-            self._running += 1
-            self._taken_or_released += 1
-            self._in_flight.update(set(match.seats))
-            return taken
-        self._idle = None if refused else state  # a refused lease: look again next time
-        return None
+        got: list[Taken] = []
+        if self._planner is not None:
+            self._planner.pick(lambda match: self._attempt(match, free, refused, got))
+        else:
+            for index, match in enumerate(self._pending):
+                if self._attempt(match, free, refused, got):
+                    del self._pending[index]
+                    break
+        if not got:
+            self._idle = None if refused else state  # a refused lease: look again next time
+            return None
+        taken = got[0]
+        self._running += 1
+        self._taken_or_released += 1
+        self._in_flight.update(set(taken.match.seats))
+        return taken
+
+    def _attempt(
+        self, match: Any, free: dict[str, int], refused: set[str], got: list[Taken]
+    ) -> bool:
+        """Take ``match`` if its bots can play and (with a planner) have room: its streams
+        leased and its room reserved, both or neither."""
+        if not self._can_start(match, free, refused):
+            return False
+        if self._planner is not None and not self._planner.reserve(match):
+            return False
+        taken = self._lease(match, refused)
+        if taken is None:
+            if self._planner is not None:
+                self._planner.unreserve(match)
+            return False
+        got.append(taken)
+        return True
 
     async def release(self, taken: Taken) -> None:
         """The match is over: close its leased drivers, free its bots, wake the waiters."""
@@ -189,7 +247,8 @@ class Dispatcher:
         """The leasable bots without the free streams some pending match needs, sorted."""
         free = {name: bot.free_tables() for name, bot in self._remote.items()}
         need: dict[str, int] = {}
-        for match in self._pending:
+        pending = self._planner.untaken_matches() if self._planner is not None else self._pending
+        for match in pending:
             for name in match.seats:
                 if name in free:
                     need[name] = max(need.get(name, 0), tables_of(match))
@@ -220,6 +279,8 @@ class Dispatcher:
                 self._spoiled.extend(got or ())
                 return None
             leases[name] = got
+        if self._planner is not None:  # the planner's bots are seated once they are up
+            return Taken(match, [], [d for drivers in leases.values() for d in drivers], leases)
         tables = [
             [leases[name][k] if name in leases else self._drivers[name][k] for name in match.seats]
             for k in range(need)

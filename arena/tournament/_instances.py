@@ -1,7 +1,8 @@
 """A tournament's bot instances: one per rotation of a duplicate deal (issue 9).
 
 Instance ``k`` of a bot plays only table ``k`` of each match, so no process sees a
-deck twice; :func:`visibility_notes` warns when a bot could read the records anyway.
+deck twice. An instance stopped to make room for others (issue 12 item 5) is started
+again as a fresh process for the same table ``k``, never for another.
 """
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from arena.dealer import BotDriver, sandbox_of
-from arena.tournament._config import TournamentConfig
+from arena.dealer import BotDriver
 
 
 class _Match(Protocol):  # a ScheduledMatch or a stored ScheduledRow
@@ -32,19 +32,3 @@ def rotations_needed(pending: Sequence[_Match]) -> dict[str, int]:
         for name in match.seats:
             needed[name] = max(needed.get(name, 1), copies)
     return needed
-
-
-def visibility_notes(drivers: Instances, config: TournamentConfig) -> list[str]:
-    """A warning for each launched bot that could read the records (sandbox off or L0)."""
-    exposed = [
-        name
-        for name, instances in drivers.items()
-        if any(getattr(driver, "records_visible", False) for driver in instances)
-    ]
-    if not exposed:
-        return []
-    return [
-        f"warning: {', '.join(map(repr, exposed))} run at sandbox {sandbox_of(drivers[exposed[0]][0])}"
-        f" and can read the records in {config.output} (hidden cards) and the database: "
-        "install bubblewrap (sandbox L1) to hide them; `arena doctor` says what works here"
-    ]
