@@ -1,6 +1,7 @@
 // An arena bot in C++, written from arena.proto alone (a copy ships in this folder).
 //
-// It hosts arena.v1.Bot/Play and the standard gRPC health service, listens at --address
+// It hosts arena.v1.Bot/Play and the standard gRPC health service (its own, from
+// health.proto: see "the Bot and Health services" below for why), listens at --address
 // or $ARENA_BOT_ADDRESS ("127.0.0.1:PORT" or "unix:PATH"; default 127.0.0.1:50051), or
 // with --dial HOST:PORT connects to an arena's Arena service instead (token from
 // $ARENA_TOKEN or --token; --ca FILE, --insecure for loopback only, --tables N).

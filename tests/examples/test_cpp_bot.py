@@ -29,7 +29,7 @@ from processes import assert_exits, kill_launcher_while_the_bot_starts
 
 from arena.cli import cli
 from arena.cli._app import _register
-from arena.dealer import MatchSettings, open_bot, resolve_sandbox, run_match
+from arena.dealer import MatchSettings, check_layers, open_bot, resolve_sandbox, run_match
 from arena.engine import GameConfig, JokerMode, Structure
 from arena.protocol import pb
 from arena.tournament import load_tournament
@@ -83,12 +83,22 @@ def test_cpp_bot_ships_the_current_proto_in_its_own_folder() -> None:
 # --- check-bot -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", ["pairs", "call"])
-def test_check_bot_passes_the_cpp_bot(cpp_bot: str, policy: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("policy", "sandbox"), [("pairs", "auto"), ("call", "auto"), ("pairs", "L1")]
+)
+def test_check_bot_passes_the_cpp_bot(
+    cpp_bot: str, policy: str, sandbox: str, tmp_path: Path
+) -> None:
     """issue 13 item 4: `arena check-bot` passes every scenario (each structure, the draw,
-    all-ins, antes and Jackpots, the joker, an unearned Fault) with either policy."""
+    all-ins, antes and Jackpots, the joker, an unearned Fault) with either policy, at the
+    default sandbox and in bubblewrap's L1 (as root the default is L2)."""
+    if sandbox != "auto" and not any(c.layer == sandbox and c.available for c in check_layers()):
+        reason = next(c.detail for c in check_layers() if c.layer == sandbox)
+        print(f"sandbox {sandbox} is not available here: {reason}")
+        pytest.skip(f"sandbox {sandbox} is not available here: {reason}")
     command = f"{cpp_bot} --policy {policy}"
-    result = CliRunner().invoke(cli, ["check-bot", command, "--seed", "5", "--logs", str(tmp_path)])
+    options = ["--seed", "5", "--logs", str(tmp_path), "--sandbox", sandbox]
+    result = CliRunner().invoke(cli, ["check-bot", command, *options])
     assert result.exit_code == 0, result.output
     assert "all 6 scenarios passed" in result.output
 
