@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from arena.engine import Action, Deck, GameConfig, Hand, SeatView
+from arena.engine import Action, Deck, GameConfig, Hand, LegalActions, Phase, SeatView
 from arena.history import dumps_phh, hand_to_phh
-from arena.rl._spaces import History, action_mask, action_of, encode
+from arena.rl._spaces import History, action_mask, action_of, encode, raise_amounts
 
 DEFAULT_STACK_BLINDS = 100
 """Starting stack, in big blinds, when ``stack`` is not given (every hand starts afresh)."""
@@ -45,6 +45,7 @@ class DrawGame:
         self.hand: Hand = self._deal()
         self.history = History(players)
         self._observed: dict[int, np.ndarray] = {}  # this state's observations by seat
+        self._legal: tuple[LegalActions, list[int | None]] | None = None  # and its choices
 
     # --- the session ------------------------------------------------------------
 
@@ -60,6 +61,7 @@ class DrawGame:
         self.history = History(self.players)
         self.history.update(self.hand.events)
         self._observed = {}
+        self._legal = None
         return self.hand
 
     def _deal(self) -> Hand:
@@ -75,8 +77,9 @@ class DrawGame:
         """Play discrete action ``index`` for the seat to act; returns the engine action."""
         hand = self.hand
         seat = self.actor_seat()
+        legal, amounts = self._choices()
         action = action_of(
-            index, hand.legal_actions(), hand.holes[seat], hand.pot_total, hand.current_bet
+            index, legal, hand.holes[seat], hand.pot_total, hand.current_bet, amounts
         )
         self.apply(action)
         return action
@@ -85,11 +88,25 @@ class DrawGame:
         """Play an engine action for the seat to act (the engine refuses an illegal one)."""
         self.history.update(self.hand.apply(action))
         self._observed = {}
+        self._legal = None
 
     def apply_default(self) -> None:
         """R23/R24's fallback (check if free, else fold; stand pat) for the seat to act."""
         self.history.update(self.hand.apply_default())
         self._observed = {}
+        self._legal = None
+
+    def _choices(self) -> tuple[LegalActions, list[int | None]]:
+        """The actor's legal actions and raise amounts, computed once per state."""
+        choices = self._legal
+        if choices is None:
+            hand = self.hand
+            legal = hand.legal_actions()
+            amounts: list[int | None] = [None] * 4
+            if legal.phase is not Phase.DRAW:
+                amounts = raise_amounts(legal, hand.pot_total, hand.current_bet)
+            choices = self._legal = legal, amounts
+        return choices
 
     def actor_seat(self) -> int:
         seat = self.hand.actor
@@ -113,7 +130,8 @@ class DrawGame:
         if cached is not None:
             return cached.copy()
         total = self.stack * self.players + self.hand.carried_pot
-        obs = encode(self.hand, seat, self.history, total)
+        legal = self._choices()[0] if self.hand.actor == seat else None
+        obs = encode(self.hand, seat, self.history, total, legal)
         self._observed[seat] = obs.copy()
         return obs
 
@@ -122,7 +140,8 @@ class DrawGame:
         hand = self.hand
         if hand.actor != seat:
             return action_mask(None, 0, 0)
-        return action_mask(hand.legal_actions(), hand.pot_total, hand.current_bet)
+        legal, amounts = self._choices()
+        return action_mask(legal, hand.pot_total, hand.current_bet, amounts)
 
     def rewards(self) -> list[float]:
         """Each seat's result of the finished hand in big blinds (0 while it is playing)."""

@@ -107,14 +107,21 @@ def raise_amounts(legal: LegalActions, pot: int, current_bet: int) -> list[int |
     return out
 
 
-def action_mask(legal: LegalActions | None, pot: int, current_bet: int) -> np.ndarray:
-    """1 for each action that maps to a legal one now (all 0 when the seat is not to act)."""
+def action_mask(
+    legal: LegalActions | None,
+    pot: int,
+    current_bet: int,
+    amounts: list[int | None] | None = None,
+) -> np.ndarray:
+    """1 for each action that maps to a legal one now (all 0 when the seat is not to act);
+    ``amounts``: :func:`raise_amounts`, when the caller has them."""
     if legal is None:
         key: tuple[object, ...] = ()
     elif legal.phase is Phase.DRAW:
         key = (legal.max_discard,)
     else:
-        amounts = raise_amounts(legal, pot, current_bet)
+        if amounts is None:
+            amounts = raise_amounts(legal, pot, current_bet)
         key = (legal.can_fold, *(amount is not None for amount in amounts))
     mask = _MASKS.get(key)
     if mask is None:
@@ -151,9 +158,14 @@ def to_engine(index: int, view: SeatView) -> Action:
 
 
 def action_of(
-    index: int, legal: LegalActions, cards: Sequence[Card], pot: int, current_bet: int
+    index: int,
+    legal: LegalActions,
+    cards: Sequence[Card],
+    pot: int,
+    current_bet: int,
+    amounts: list[int | None] | None = None,
 ) -> Action:
-    """:func:`to_engine` from the parts of a view it reads."""
+    """:func:`to_engine` from the parts of a view it reads (``amounts`` as for the mask)."""
     if not 0 <= index < N_ACTIONS:
         raise ValueError(f"action {index} is not in 0..{N_ACTIONS - 1}")
     if legal.phase is Phase.DRAW:
@@ -172,7 +184,9 @@ def action_of(
         return CALL if legal.can_call else CHECK
     if DISCARD_BASE <= index:
         raise ValueError(f"action {index} ({ACTION_NAMES[index]}) in a betting round")
-    amount = raise_amounts(legal, pot, current_bet)[index - RAISE_ACTIONS[0]]
+    if amounts is None:
+        amounts = raise_amounts(legal, pot, current_bet)
+    amount = amounts[index - RAISE_ACTIONS[0]]
     if amount is None:
         raise ValueError(f"action {index} ({ACTION_NAMES[index]}) is not open now")
     return BetRaise(amount)
@@ -263,8 +277,11 @@ def _seats(o: array, hand: Hand, seat: int, history: History, scale: float) -> N
         past += 3
 
 
-def encode(hand: Hand, seat: int, history: History, total: int) -> np.ndarray:
-    """The observation of ``seat``; chips are shares of ``total`` (every chip in play).
+def encode(
+    hand: Hand, seat: int, history: History, total: int, legal: LegalActions | None
+) -> np.ndarray:
+    """The observation of ``seat``; chips are shares of ``total`` (every chip in play);
+    ``legal``: the seat's legal actions when it is to act.
 
     Reads only the public lists a :class:`~arena.engine.SeatView` copies (stacks, bets,
     folds, draw counts, pot) and ``seat``'s own cards: one pass of plain Python into one
@@ -283,12 +300,10 @@ def encode(hand: Hand, seat: int, history: History, total: int) -> np.ndarray:
     o[_PLAYERS + n - 2] = 1.0
     scale = 1.0 / total
     _seats(o, hand, seat, history, scale)
-    actor = hand.actor
     # no chip amount exceeds ``total``, so no share exceeds 1
     o[_POT] = hand.pot_total * scale
     o[_POT + 1] = hand.current_bet * scale
-    if actor == seat:
-        legal = hand.legal_actions()
+    if legal is not None:
         o[_POT + 2] = legal.call_amount * scale
         o[_POT + 3] = legal.min_raise_to * scale
         o[_POT + 4] = legal.max_raise_to * scale

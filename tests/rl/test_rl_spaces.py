@@ -156,7 +156,7 @@ def test_r16_observation_holds_own_cards_and_public_facts_only():
         hand = Hand(config, [100, 100], 0, Deck.stacked([*deck, *rest]))
         deals.append(hand)
         assert sorted(hand.holes[1]) == sorted(mine)
-    first, second = (encode(hand, 1, History(2), 200) for hand in deals)
+    first, second = (encode(hand, 1, History(2), 200, None) for hand in deals)
     assert first.shape == (OBS_SIZE,) and first.dtype == np.float32
     assert np.array_equal(first, second)
     assert 0.0 <= first.min() and first.max() <= 1.0
