@@ -90,8 +90,9 @@ def _bootstrap(address: str) -> tuple[str, int] | None:
 
 
 def _probe(address: str, source: str) -> None:
-    """Fail in one line when nothing listens where Ray would dial: ``ray.init`` retries an
-    address with no cluster for minutes (and a Ray Client address for 30 s) before failing."""
+    """Fail in one line unless a gRPC server answers where Ray would dial: ``ray.init``
+    retries an address with no cluster for minutes, deaf to Ctrl-C (a Ray Client address:
+    30 s), and one where another kind of server listens, for longer still."""
     try:
         where = _bootstrap(address)
     except ConnectionError as error:  # "auto": no RAY_ADDRESS, no `ray start` here
@@ -101,13 +102,37 @@ def _probe(address: str, source: str) -> None:
         raise _unreachable(address, str(error), source) from None
     if where is None:
         return
+    shown = f"{where[0]}:{where[1]}"
     try:
-        socket.create_connection(where, timeout=PROBE_SECONDS).close()
+        with socket.create_connection(where, timeout=PROBE_SECONDS) as sock:
+            grpc = os.environ.get("RAY_USE_TLS", "0") not in ("0", "") or _speaks_http2(sock)
     except OSError as error:
         why = error.strerror or type(error).__name__
+        raise _unreachable(address, f"nothing answers at {shown} ({why})", source) from None
+    if not grpc:
         raise _unreachable(
-            address, f"nothing answers at {where[0]}:{where[1]} ({why})", source
-        ) from None
+            address,
+            f"{shown} answers, but not as a Ray cluster does (its port is 6379 unless "
+            "`ray start --head --port` said otherwise; Ray Client is ray://HOST:10001)",
+            source,
+        )
+
+
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes(3) + b"\x04" + bytes(5)
+"""HTTP/2's client preface and an empty SETTINGS frame (Ray's GCS and client are gRPC)."""
+
+
+def _speaks_http2(sock: socket.socket) -> bool:
+    """Whether the server answers the preface with its own: a SETTINGS frame, first thing.
+    (With ``RAY_USE_TLS`` set, the check is skipped: a TLS server answers otherwise.)"""
+    sock.sendall(_HTTP2_PREFACE)
+    head = b""
+    while len(head) < 9:  # a frame header: length (3), type (1), flags (1), stream (4)
+        chunk = sock.recv(9 - len(head))
+        if not chunk:
+            return False
+        head += chunk
+    return head[3] == 0x04
 
 
 def _unreachable(address: str, why: str, source: str) -> TournamentError:

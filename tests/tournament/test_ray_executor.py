@@ -9,6 +9,7 @@ none of its bot processes left. Skipped, with the reason printed, when Ray is mi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -19,6 +20,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -393,6 +395,35 @@ def test_an_address_with_no_cluster_is_one_line_and_records_nothing(
     assert "\n" not in line and "Traceback" not in line
     assert f"ray_address = '{address}'" in line and "ray start --head" in line
     assert str(path) in line
+    assert not (tmp_path / "arena.db").exists()
+
+
+def test_an_address_where_another_server_listens_is_one_line(tmp_path: Path) -> None:
+    """A port that answers but not with gRPC (here a web server's reply, as Ray's dashboard
+    port 8265 would give): one line at once, where ``ray.init`` would wait for minutes and
+    not heed Ctrl-C (issue 12 item 3)."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'arena[ray]')")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+
+        def answer() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    conn, _ = server.accept()
+                    with conn:
+                        conn.recv(1024)
+                        conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+        threading.Thread(target=answer, daemon=True).start()
+        path = on_ray(write(tmp_path, "web", ""), address)
+        run = arena_cli("tournament", "run", str(path), "--no-plugins", cwd=tmp_path)
+        out, err = run.communicate(timeout=120)
+    line = err.strip()
+    assert run.returncode == 1, out + err
+    assert "\n" not in line and f"ray_address = '{address}'" in line
+    assert "not as a Ray cluster does" in line
     assert not (tmp_path / "arena.db").exists()
 
 
