@@ -1,5 +1,10 @@
 """Matches in local worker processes (issue 12 item 2): ``workers = N`` in ``[tournament]``.
 
+Each worker keeps its launched bots between matches, at most ``max_live_bots`` of them
+(issue 12 item 5): the coordinator gives each worker, when the bound binds, a match whose
+bots it runs already (:class:`~arena.tournament._budget.PoolPlan`), and with each match
+the bots to stop first (no match left, or room for this one, the one needed last first).
+
 :class:`ProcessExecutor` keeps ``N`` workers (``python -m arena.executors.worker``,
 started with :mod:`subprocess` through Trio, never forked) and gives each one match at a
 time over its stdin (JSON lines); each worker plays it with its own bots and answers with
@@ -20,7 +25,6 @@ rest.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import json
 import signal
@@ -34,6 +38,7 @@ import trio
 
 from arena.text import escape_untrusted
 from arena.tournament import Job, MatchOutcome, MatchSpec, TournamentError
+from arena.tournament._budget import LOOKAHEAD, BudgetStats, PoolPlan, bound_for, counts
 from arena.tournament._errors import expected_error
 from arena.tournament._not_started import start_note
 from arena.tournament._schema import StoreError
@@ -115,11 +120,23 @@ class ProcessExecutor:
     :meth:`pids` lists the live workers (a test kills one mid-match).
     """
 
-    def __init__(self, workers: int, *, command: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        *,
+        command: Sequence[str] | None = None,
+        max_live_bots: int | None = None,
+        lookahead: int = LOOKAHEAD,
+    ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.command = list(command or WORKER_COMMAND)
+        self.max_live_bots = max_live_bots
+        """Each worker's bound on launched bot processes (``None``: the file's)."""
+        self.lookahead = lookahead
+        self.stats: list[BudgetStats] = []
+        """Per worker slot, what its bot budget did (issue 12 item 5)."""
         self._live: dict[str, _Worker] = {}
         self._started = 0
         self.replaced = 0
@@ -136,12 +153,12 @@ class ProcessExecutor:
                 f"match {remote[0]} has a bot that dials in: remote bots play only in the "
                 "coordinator process (use workers = 1 with `arena serve`)"
             )
-        queue = collections.deque(job.specs)
+        plan = self._plan(job)
         failed: dict[str, tuple[str, int]] = {}
         try:
             async with trio.open_nursery() as nursery:
-                for _ in range(min(self.workers, len(queue))):
-                    nursery.start_soon(self._slot, job, queue, failed)
+                for _ in range(min(self.workers, len(job.specs))):
+                    nursery.start_soon(self._slot, job, plan, failed)
         except BaseExceptionGroup as group:  # one slot's error stops them all: say that one
             cause = expected_error(group, (TournamentError, StoreError))
             if cause is None:
@@ -150,24 +167,44 @@ class ProcessExecutor:
         for name, (tail, count) in sorted(failed.items()):
             job.note(start_note(name, tail, count, job.config.source))
 
-    async def _slot(
-        self, job: Job, queue: collections.deque[MatchSpec], failed: dict[str, tuple[str, int]]
-    ) -> None:
-        """One worker's loop: take the next match, play it there, deliver it; replace the
-        worker and play the match again if it dies."""
+    def _plan(self, job: Job) -> PoolPlan:
+        """The matches left and each worker's bound (a note if it had to be raised)."""
+        names = {name for spec in job.specs for name in spec.seats}
+        counted = {name for name in names if counts(job.config.bot(name).kind)}.__contains__
+        wanted = self.max_live_bots
+        if wanted is None:
+            wanted = getattr(job.config, "max_live_bots", None)
+        bound, note = bound_for(wanted, job.specs, counted)
+        if note:
+            job.note(note)
+        return PoolPlan(job.specs, counted, bound, lookahead=self.lookahead)
+
+    async def _slot(self, job: Job, plan: PoolPlan, failed: dict[str, tuple[str, int]]) -> None:
+        """One worker's loop: take the next match (one whose bots this worker runs, if the
+        bound binds), play it there, deliver it; replace the worker and play the match
+        again if it dies. A bot that could not start forfeits its matches left."""
         worker: _Worker | None = None
+        view = plan.worker()
+        self.stats.append(view.stats)
         try:
-            while queue:
-                spec = queue.popleft()
+            while (spec := view.next()) is not None:
+                absent = {name: plan.failed[name] for name in spec.seats if name in plan.failed}
+                if absent:  # a bot that failed meanwhile in another worker
+                    for name, tail in absent.items():
+                        _count(failed, name, tail, 1)
+                    await _forfeit(job, [spec], plan)
+                    continue
+                release = view.release_for(spec)
                 for attempt in range(1, MAX_ATTEMPTS + 1):
                     if worker is None:
-                        worker = await self._start(job)
+                        worker = await self._start(job, plan.bound)
                     try:
-                        outcome = await self._play(worker, spec, job)
+                        outcome, live = await self._play(worker, spec, job, release)
                         break
                     except WorkerDied:
                         await self._forget(worker)
-                        worker = None
+                        worker, release = None, []
+                        view.lost()
                         self.replaced += 1
                         if attempt == MAX_ATTEMPTS:
                             raise TournamentError(
@@ -175,16 +212,22 @@ class ProcessExecutor:
                                 f"(see {self._log_dir(job)}); nothing of it was recorded, "
                                 f"`arena tournament resume {job.config.source}` plays it again"
                             ) from None
-                for name, tail in outcome.not_started.items():
-                    _, count = failed.get(name, (tail, 0))
-                    failed[name] = (tail, count + 1)
+                view.played(release, live)
+                for name, tail in outcome.not_started.items():  # not tried again
+                    withdrawn = plan.withdraw(name, tail)
+                    _count(failed, name, tail, 1 + len(withdrawn))
+                    await _forfeit(job, withdrawn, plan)
                 await job.deliver(spec, outcome)
         finally:
             if worker is not None:
                 await self._forget(worker)
 
-    async def _play(self, worker: _Worker, spec: MatchSpec, job: Job) -> MatchOutcome:
-        await worker.send({"play": spec.to_dict()})
+    async def _play(
+        self, worker: _Worker, spec: MatchSpec, job: Job, release: list[str]
+    ) -> tuple[MatchOutcome, dict[str, int]]:
+        """Play ``spec`` in ``worker`` after it stops ``release``; the outcome, and the
+        launched bots the worker runs afterwards."""
+        await worker.send({"play": spec.to_dict(), "release": release})
         while True:
             message = await worker.receive()
             if "note" in message:
@@ -196,12 +239,13 @@ class ProcessExecutor:
             elif "failed" in message:
                 raise TournamentError(str(message["error"]))
             elif "done" in message:
-                return MatchOutcome.from_dict(message["outcome"])
+                live = {str(k): int(v) for k, v in dict(message.get("live") or {}).items()}
+                return MatchOutcome.from_dict(message["outcome"]), live
 
     def _log_dir(self, job: Job) -> Path:
         return job.config.output / job.config.name / "workers"
 
-    async def _start(self, job: Job) -> _Worker:
+    async def _start(self, job: Job, max_live_bots: int) -> _Worker:
         """A new worker, once it said it is ready; a TournamentError if it exits first."""
         self._started += 1
         name = f"worker-{self._started}"
@@ -211,7 +255,7 @@ class ProcessExecutor:
         stderr = path.open("wb")
         try:
             process = await trio.lowlevel.open_process(
-                [*self.command, "--name", name],
+                [*self.command, "--name", name, "--max-live-bots", str(max_live_bots)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
@@ -236,6 +280,19 @@ class ProcessExecutor:
     async def _forget(self, worker: _Worker) -> None:
         self._live.pop(worker.name, None)
         await worker.stop()
+
+
+def _count(failed: dict[str, tuple[str, int]], name: str, tail: str, matches: int) -> None:
+    """Count ``matches`` more forfeits of ``name`` for the note said at the end."""
+    _, count = failed.get(name, (tail, 0))
+    failed[name] = (tail, count + matches)
+
+
+async def _forfeit(job: Job, specs: Sequence[MatchSpec], plan: PoolPlan) -> None:
+    """Deliver ``specs`` as not started by their bots that could not start."""
+    for spec in specs:
+        missing = {name: plan.failed[name] for name in spec.seats if name in plan.failed}
+        await job.deliver(spec, MatchOutcome(None, not_started=missing))
 
 
 def _broken_line(name: str, status: int | None, stderr: Path) -> str:

@@ -278,3 +278,93 @@ def keep_logs(driver: object, run: int) -> None:
         if isinstance(log, Path) and log.exists():
             with contextlib.suppress(OSError):  # a log we cannot keep is not worth a tournament
                 log.rename(log.with_suffix(f".run-{run}.log"))
+
+
+class PoolPlan:
+    """The worker pool's view of the bots its workers run (issue 12 item 5).
+
+    The coordinator keeps the matches left (:class:`Untaken`, shared by the workers) and
+    one :class:`WorkerView` per worker: the bots it reports running after each match.
+    ``bound`` is each worker's; ``failed`` the bots that could not start in some worker
+    (their matches left are forfeits, :meth:`withdraw`).
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[Any],
+        counted: Callable[[str], bool],
+        bound: int,
+        *,
+        lookahead: int = LOOKAHEAD,
+    ) -> None:
+        self.untaken = Untaken(specs)
+        self.counted = counted
+        self.bound = bound
+        self.lookahead = lookahead
+        needed: dict[str, int] = {}
+        for spec in specs:
+            for name in spec.seats:
+                needed[name] = max(needed.get(name, 1), tables_of(spec))
+        self.binding = sum(n for name, n in needed.items() if counted(name)) > bound
+        self.failed: dict[str, str] = {}
+
+    def worker(self) -> WorkerView:
+        return WorkerView(self)
+
+    def withdraw(self, name: str, tail: str) -> list[Any]:
+        """``name`` could not start: take its matches left (returned: its forfeits)."""
+        self.failed.setdefault(name, tail)
+        return self.untaken.withdraw(name)
+
+
+class WorkerView:
+    """One worker's bots as it last reported them, and what its budget did."""
+
+    def __init__(self, plan: PoolPlan) -> None:
+        self._plan = plan
+        self.preference = Preference(
+            plan.untaken, plan.counted, binding=plan.binding, lookahead=plan.lookahead
+        )
+        self.stats = BudgetStats(plan.bound)
+        self._seen: set[tuple[str, int]] = set()
+
+    def next(self) -> Any | None:
+        """The next match for this worker (see :class:`Preference`), taken; ``None``: none left."""
+        return self.preference.pick(lambda _: True)
+
+    def release_for(self, spec: Any) -> list[str]:
+        """The bots the worker should stop before ``spec``: those with no match left, then
+        as many idle ones as the bound needs, the one needed last first (Belady)."""
+        live = self.preference.live
+        seats = set(spec.seats)
+        left = self._plan.untaken.left
+        done = [name for name in live if not left.get(name, 0) and name not in seats]
+        need = sum(
+            max(tables_of(spec) - live.get(name, 0), 0)
+            for name in seats
+            if self._plan.counted(name)
+        )
+        over = sum(live.values()) - sum(live[name] for name in done) + need - self._plan.bound
+        idle = [name for name in live if name not in seats and name not in done]
+        victims = self.preference.victims(over, idle, live.__getitem__) or []
+        self.stats.finished += len(done)
+        self.stats.evictions += len(victims)
+        return done + victims
+
+    def played(self, released: Sequence[str], live: dict[str, int]) -> None:
+        """The worker played a match after stopping ``released``; ``live`` is what it runs now."""
+        kept = {n: c for n, c in self.preference.live.items() if n not in released}
+        for name, count in live.items():
+            for k in range(kept.get(name, 0), count):
+                self.stats.starts += 1
+                self.stats.restarts += (name, k) in self._seen
+                self._seen.add((name, k))
+        self.stats.peak = max(self.stats.peak, sum(live.values()))
+        self.preference.live = dict(live)
+        for name, count in live.items():
+            if count > kept.get(name, 0):
+                self.preference.went_live(name)
+
+    def lost(self) -> None:
+        """The worker died (its bots with it): a new one starts with none."""
+        self.preference.live = {}

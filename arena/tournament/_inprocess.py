@@ -160,6 +160,7 @@ async def _play_all(job: Job, pending: Sequence[Any], drivers: Instances, bots: 
         if missing:  # a bot did not start: this match and its others are forfeits
             await _forfeit(job, specs, taken.match, missing, bots)
             return
+        await bots.settle()
         spec = specs[taken.match.key]
         outcome = await play_match(
             spec,

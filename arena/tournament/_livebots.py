@@ -104,6 +104,7 @@ class LiveBots:
         self._plans: dict[str, _Plan] = {}
         self._slots = 0  # counted instances running or reserved (never above the bound)
         self._running = 0  # counted processes running now
+        self._starting: set[trio.Event] = set()  # one per start in progress
         self._warned = False
 
     @property
@@ -209,6 +210,12 @@ class LiveBots:
             self.on_change()
         return {name: self.failed[name] for name in plan.names if name in self.failed}
 
+    async def settle(self) -> None:
+        """Wait for the starts in progress now (other tables'): a bot starting takes CPU
+        that a match's first Hello (2 s) should not have to share on a loaded machine."""
+        for started in list(self._starting):
+            await started.wait()
+
     async def release(self, match: Any) -> None:
         """``match`` is over: stop its bots that have no match left."""
         names = list(dict.fromkeys(match.seats))
@@ -235,8 +242,13 @@ class LiveBots:
             if self._opener is not None
             else open_builtin_bot(copy, self._config.driver_context())
         )
-        stop, done = trio.Event(), trio.Event()
-        driver = await self._nursery.start(_hold, opened, stop, done)
+        stop, done, started = trio.Event(), trio.Event(), trio.Event()
+        self._starting.add(started)
+        try:
+            driver = await self._nursery.start(_hold, opened, stop, done)
+        finally:
+            self._starting.discard(started)
+            started.set()
         instances.append(_Hosted(driver, stop, done))
         if name in self._counted:
             self._runs[name, k] += 1
