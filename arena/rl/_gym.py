@@ -47,7 +47,8 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
         self.seat = seat
         others = [s for s in range(players) if s != seat]
         self.opponents: dict[int, Seat] = {
-            s: seat_for(opponent) for s, opponent in zip(others, opponents, strict=True)
+            s: seat_for(opponent, self.game.config)
+            for s, opponent in zip(others, opponents, strict=True)
         }
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(N_ACTIONS)

@@ -16,8 +16,8 @@ import random
 from typing import Any, Protocol
 
 from arena import protocol
-from arena.engine import Action
-from arena.policies import BUILT_IN, Policy, make_policy
+from arena.engine import Action, GameConfig
+from arena.policies import BUILT_IN, MonteCarloPolicy, Policy, make_policy
 from arena.rl._game import DrawGame
 
 
@@ -138,13 +138,20 @@ def _names(game: DrawGame) -> list[str]:
     return [f"player_{i}" for i in range(game.players)]
 
 
-def seat_for(opponent: Any, seed: int | None = None) -> Seat:
-    """A :class:`Seat` for a built-in policy name, a policy object or a bot object."""
+def seat_for(opponent: Any, config: GameConfig | None = None) -> Seat:
+    """A :class:`Seat` for a built-in policy name, a policy object or a bot object.
+
+    A built-in named here is told the table's joker and draw limit (``config``), as the
+    Monte Carlo policy needs to deal the unseen cards right.
+    """
     if isinstance(opponent, str):
         if opponent not in BUILT_IN:
             known = ", ".join(sorted(BUILT_IN))
             raise ValueError(f"unknown built-in policy {opponent!r} (known: {known})")
-        return PolicySeat(make_policy(opponent, seed))
+        policy = make_policy(opponent)
+        if isinstance(policy, MonteCarloPolicy) and config is not None:
+            policy.joker, policy.max_draw = config.joker, config.max_draw
+        return PolicySeat(policy)
     if callable(getattr(opponent, "handle", None)):
         return BotSeat(opponent)
     if callable(getattr(opponent, "decide", None)):

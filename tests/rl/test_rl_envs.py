@@ -188,3 +188,11 @@ def test_views_and_info_name_the_hand():
     info = env.infos[agent]
     assert info["hand_id"] == f"rl-8/{info['hand']}"
     assert f'table = "{info["table"]}"' in env.phh()
+
+
+def test_r2_builtin_monte_carlo_is_told_the_joker_and_max_draw():
+    """A built-in named in gym_env learns the table's joker (R2) and draw limit (R15)."""
+    env = arena.rl.gym_env(["monte-carlo"], joker="wild", max_draw=3)
+    policy = env.opponents[1].policy
+    assert (str(policy.joker), policy.max_draw) == ("wild", 3)
+    play_gym(env, seed=2, hands=3)
