@@ -140,6 +140,7 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
         return self.game.phh()
 
     def render(self) -> str | None:
+        """The whole hand, every seat's cards included: a debugging view, not a seat's."""
         text = f"{self.game.info()['hand_id']}: {self.game.hand!r}"
         if self.render_mode == "human":
             print(text)

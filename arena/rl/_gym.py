@@ -135,6 +135,7 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
         return self.game.phh()
 
     def render(self) -> str | None:
+        """The whole hand, every seat's cards included: a debugging view, not a seat's."""
         return f"{self.game.info()['hand_id']}: {self.game.hand!r}"
 
 
