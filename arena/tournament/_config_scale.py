@@ -108,11 +108,14 @@ def parse_ray_address(reader: KeyReader, tour: Mapping[str, Any]) -> str | None:
             f"{escape_untrusted(repr(value))[:80]} is not a Ray address: use 'auto', "
             "'local' (a private Ray here), 'HOST:PORT' or 'ray://HOST:10001'",
         )
+    if value not in ("auto", "local") and not 0 < int(value.rpartition(":")[2]) < 65536:
+        raise reader.fail("tournament.ray_address", f"port must be 1-65535, in {value!r}")
     return value
 
 
 def parse_ray_resources(reader: KeyReader, bots: object) -> dict[str, dict[str, float]]:
-    """Each bot's ``ray_resources = { NAME = AMOUNT }``, by bot name (a bot that asks for none is left out)."""
+    """Each bot's ``ray_resources = { NAME = AMOUNT }``, by bot name (a bot that asks
+    for none is left out)."""
     found: dict[str, dict[str, float]] = {}
     for i, entry in enumerate(bots if isinstance(bots, list) else ()):
         if isinstance(entry, dict) and "ray_resources" in entry:

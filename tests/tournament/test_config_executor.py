@@ -131,7 +131,18 @@ class TestExecutor:
         assert isinstance(executor, RayExecutor) and executor.address == address
 
     @pytest.mark.parametrize(
-        "value", ['"atuo"', '"10.0.0.5"', '"http://h:1"', '""', "6379", '"h:1 x"']
+        "value",
+        [
+            '"atuo"',
+            '"10.0.0.5"',
+            '"http://h:1"',
+            '""',
+            "6379",
+            '"h:1 x"',
+            '"h:0"',
+            '"h:70000"',
+            '"ray://h:99999"',
+        ],
     )
     def test_not_a_ray_address_is_refused(self, value: str) -> None:
         """A typo, a host with no port, another scheme or a number: one line naming the key."""
