@@ -106,8 +106,8 @@ def _probe(address: str, source: str) -> None:
     try:
         with socket.create_connection(where, timeout=PROBE_SECONDS) as sock:
             grpc = os.environ.get("RAY_USE_TLS", "0") not in ("0", "") or _speaks_http2(sock)
-    except OSError as error:
-        why = error.strerror or type(error).__name__
+    except (OSError, OverflowError) as error:  # OverflowError: a port past 65535 ($RAY_ADDRESS)
+        why = getattr(error, "strerror", None) or type(error).__name__
         raise _unreachable(address, f"nothing answers at {shown} ({why})", source) from None
     if not grpc:
         raise _unreachable(
