@@ -15,7 +15,10 @@ import pytest
 
 try:
     from gymnasium.utils.env_checker import check_env
-    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # pettingzoo.test's own imports
+        from pettingzoo.test import api_test
 except ModuleNotFoundError as error:
     pytest.skip(
         f"the rl extra is not installed ({error.name}): pip install -e '.[rl]'",
