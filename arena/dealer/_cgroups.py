@@ -17,6 +17,8 @@ import signal
 import time
 from pathlib import Path
 
+from arena.dealer._leftovers import legacy_owner_gone, owner_gone, owner_tag
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _V1 = ("memory", "pids", "cpuacct")
 
@@ -63,6 +65,18 @@ def _v2_base(mounts: dict[str, Path], own: dict[str, str]) -> Path | None:
     return base if {"memory", "pids"} <= set(controllers) else None
 
 
+def _parents() -> tuple[str, dict[str, Path]]:
+    """The version, and controller -> the folder a seat's group is made in (the arena's own)."""
+    mounts, own = _mounts(), _own_paths()
+    v2 = _v2_base(mounts, own)
+    if v2 is not None:
+        return "v2", {c: v2 for c in _V1}
+    missing = [c for c in _V1 if c not in mounts or c not in own]
+    if missing:
+        raise OSError(f"no cgroup v1 hierarchy for {', '.join(missing)} and no usable v2")
+    return "v1", {c: mounts[c] / own[c].lstrip("/") for c in _V1}
+
+
 def cgroup_support() -> tuple[bool, str]:
     """Whether per-seat cgroups can be made here, and what was found (or why not)."""
     try:
@@ -89,16 +103,9 @@ class SeatCgroup:
     @classmethod
     def create(cls, label: str, *, memory_mb: int, max_processes: int) -> SeatCgroup:
         """A fresh group with the limits set; OSError if this machine cannot make one."""
-        name = f"arena-{os.getpid()}-{label}-{secrets.token_hex(3)}"
-        mounts, own = _mounts(), _own_paths()
-        v2 = _v2_base(mounts, own)
-        if v2 is not None:
-            group = cls("v2", {c: v2 / name for c in _V1})
-        else:
-            missing = [c for c in _V1 if c not in mounts or c not in own]
-            if missing:
-                raise OSError(f"no cgroup v1 hierarchy for {', '.join(missing)} and no usable v2")
-            group = cls("v1", {c: mounts[c] / own[c].lstrip("/") / name for c in _V1})
+        name = f"arena-{owner_tag()}-{label}-{secrets.token_hex(3)}"
+        version, parents = _parents()
+        group = cls(version, {c: parents[c] / name for c in _V1})
         try:
             for path in group.dirs:
                 path.mkdir(mode=0o755)
@@ -199,3 +206,45 @@ def _read(path: Path) -> str:
         return os.read(fd, 1 << 16).decode()
     finally:
         os.close(fd)
+
+
+def _supervised(pids: list[int]) -> bool:
+    """Whether one of ``pids`` is a supervisor of ours (it removes its group itself, once
+    its bot is dead); a bot at L2 runs as a uid of its own, so cannot pass for one."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if os.stat(f"/proc/{pid}").st_uid != os.geteuid():
+                continue
+            if b"_supervisor.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+    return False
+
+
+def sweep_groups() -> list[str]:
+    """Remove the seat groups, next to this process's own, of arena processes that are gone
+    (killed, with their supervisor, before they could): whatever still runs in one is
+    killed first, unless its supervisor is still at it. The names removed."""
+    try:
+        version, parents = _parents()
+    except OSError:
+        return []
+    names: set[str] = set()
+    for parent in set(parents.values()):
+        with contextlib.suppress(OSError):
+            names.update(n for n in os.listdir(parent) if n.startswith("arena-"))
+    removed = []
+    for name in sorted(names):
+        rest = name[len("arena-") :]
+        if not (owner_gone(rest) or legacy_owner_gone(rest)):
+            continue
+        dirs = {c: parents[c] / name for c in _V1 if (parents[c] / name).is_dir()}
+        if not dirs:
+            continue
+        group = SeatCgroup(version, dirs)
+        if _supervised(group.pids()):
+            continue
+        group.kill_all(timeout=1.0)
+        group.remove()
+        if not any(path.exists() for path in group.dirs):
+            removed.append(name)
+    return removed

@@ -56,7 +56,13 @@ from arena.dealer._process import (
 )
 from arena.dealer._sandbox import SANDBOX_CHOICES, BotLimits, hides_paths, resolve_sandbox
 from arena.dealer._seat import SeatBrokenError, SeatConnection
-from arena.dealer._seatbox import ADDRESS_ENV, PARENT_PID_ENV, SeatBox, absolute_command
+from arena.dealer._seatbox import (
+    ADDRESS_ENV,
+    PARENT_PID_ENV,
+    SeatBox,
+    absolute_command,
+    sweep_leftovers,
+)
 from arena.dealer._settings import STARTUP_TIMEOUT
 from arena.text import escape_untrusted
 
@@ -256,6 +262,8 @@ class LaunchedBot:
             raise RuntimeError(f"{self.name}: already started")
         self._nursery = nursery
         self.sandbox_layer = resolve_sandbox(self.sandbox)
+        if self.sandbox_layer != "off":  # what killed arena processes left (once per process)
+            await trio.to_thread.run_sync(sweep_leftovers)
         try:
             argv, env, cwd = self._prepare()
             assert self.address is not None  # set by _prepare

@@ -25,8 +25,15 @@ from arena.dealer._bwrap import (
     bwrap_command,
     setpriv_command,
 )
-from arena.dealer._cgroups import SeatCgroup
+from arena.dealer._cgroups import SeatCgroup, sweep_groups
 from arena.dealer._grpc import BotStartError
+from arena.dealer._leftovers import (
+    SEAT_PREFIX,
+    SOCKET_PREFIX,
+    owner_tag,
+    remove_tree,
+    sweep_folders,
+)
 from arena.dealer._process import free_tcp_port, safe_name
 from arena.dealer._sandbox import BotLimits, UidLease, lease_uid
 
@@ -35,6 +42,19 @@ ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 PARENT_PID_ENV = "ARENA_PARENT_PID"
 SANDBOX_ENV = "ARENA_SANDBOX"
 """Tells the bot the layer it runs in (``L0``, ``L1``, ``L2``): informative only."""
+
+
+_SWEPT: set[int] = set()  # the processes that swept already (by pid: a spawned worker is new)
+
+
+def sweep_leftovers() -> list[str]:
+    """Once per process, before its first sandboxed bot: remove the seat folders and
+    cgroups of arena processes that were killed before they (and their supervisors)
+    could (:mod:`arena.dealer._leftovers`); what was removed."""
+    if os.getpid() in _SWEPT:
+        return []
+    _SWEPT.add(os.getpid())
+    return [*sweep_folders(), *(sweep_groups() if os.geteuid() == 0 else [])]
 
 
 def absolute_command(argv: Sequence[str], workdir: str | os.PathLike[str] | None) -> list[str]:
@@ -94,13 +114,15 @@ class SeatBox:
                 )
             port = free_tcp_port()
             return f"127.0.0.1:{port}", str(port)
-        self.socket_dir = tempfile.mkdtemp(prefix="arena-sock-")
+        self.socket_dir = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{owner_tag()}-")
         return f"unix:{self.socket_dir}/bot.sock", ""
 
     def acquire(self) -> None:
         """The private folder (L0), the seat's uid and cgroup (L2); undone by :meth:`release`."""
         if self.layer == "L0":
-            self.private_dir = tempfile.mkdtemp(prefix=f"arena-seat-{safe_name(self.name)}-")
+            self.private_dir = tempfile.mkdtemp(
+                prefix=f"{SEAT_PREFIX}{owner_tag()}-{safe_name(self.name)}-"
+            )
         if self.layer == "L2" or (self.layer == "L1" and os.geteuid() == 0):
             # as root, L1 too runs the bot as a uid of its own: root in a user namespace
             # keeps capabilities that unmount the masks over the records (audit F2)
@@ -124,7 +146,7 @@ class SeatBox:
             self.cgroup = None
         for folder in (self.private_dir, self.socket_dir):
             if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+                remove_tree(folder)  # never through a link the bot planted
         self.private_dir = self.socket_dir = None
         if self.uid is not None:
             self.uid.release()
@@ -204,6 +226,11 @@ class SeatBox:
             "parent_pid": os.getpid(),
             "grace": grace,
             "signal_exit_codes": self.layer in ("L1", "L2"),
+            # what the supervisor removes itself if the arena dies first
+            "leftovers": {
+                "cgroups": [str(p) for p in self.cgroup.dirs] if self.cgroup is not None else [],
+                "folders": [f for f in (self.socket_dir, self.private_dir) if f is not None],
+            },
             # the supervisor compiles the filter and hands bubblewrap its fd (audit F1)
             "seccomp": {"syscalls": DENIED_SYSCALLS, "fcntl": DENIED_FCNTL}
             if SECCOMP_FD in inner

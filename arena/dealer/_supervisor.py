@@ -21,6 +21,11 @@ On SIGTERM (the arena's stop), the arena's death or the bot's exit it signals ev
 descendant (SIGTERM and SIGCONT, then after a grace SIGKILL, walking ``/proc`` until
 none is left), reaps them, and exits the way the bot did (re-raising the bot's signal
 on itself, so the arena still reads "killed by signal SIGXCPU").
+
+If the arena died (it is no longer this process's parent), nobody else will give back
+what it made for the seat: once every descendant is dead, the supervisor leaves the
+seat's cgroups and removes them (a cgroup goes only when empty), then the socket and
+seat folders, without following any symlink the bot may have planted in them.
 """
 
 import contextlib
@@ -30,6 +35,7 @@ import os
 import resource
 import select
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -95,6 +101,45 @@ def _kill_tree():
         _signal_all(pids, signal.SIGKILL)
         _reap_any()
         time.sleep(0.005)
+
+
+def _remove_tree(path):
+    """``path`` removed without following a symlink in it (fd-based ``rmtree``)."""
+    import shutil  # only an orphan needs it
+
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    elif shutil.rmtree.avoids_symlink_attacks:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _clean_up(leftovers):
+    """The arena is dead: remove the seat's cgroups (leaving them first) and folders."""
+    groups = leftovers.get("cgroups", [])
+    for group in groups:  # back to the arena's own group, so the seat's can be empty
+        procs = os.path.join(os.path.dirname(group), "cgroup.procs")
+        with contextlib.suppress(OSError), open(procs, "w") as file:
+            file.write(str(os.getpid()))
+    for group in groups:
+        for _ in range(200):
+            try:
+                os.rmdir(group)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                with contextlib.suppress(OSError, ValueError):
+                    with open(os.path.join(group, "cgroup.procs")) as file:
+                        left = [int(p) for p in file.read().split() if int(p) != os.getpid()]
+                    _signal_all(left, signal.SIGKILL)
+                time.sleep(0.01)  # the last exits are still being accounted
+    for folder in leftovers.get("folders", []):
+        _remove_tree(folder)
 
 
 def _set_limits(limits):
@@ -264,6 +309,8 @@ def main():
     for signum in _SIGNALS_TO_STOP:
         signal.signal(signum, signal.SIG_IGN)
     _kill_tree()
+    if os.getppid() != int(config["parent_pid"]):
+        _clean_up(config.get("leftovers", {}))
     _exit_like(status if status is not None else 0, config.get("signal_exit_codes", False))
 
 

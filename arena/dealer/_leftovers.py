@@ -1,0 +1,111 @@
+"""What a killed arena process leaves behind: whose it is, whether its owner lives, removal.
+
+Each seat's folders in the temporary folder (``arena-sock-OWNER-*``, ``arena-seat-OWNER-*``)
+and cgroups (``arena-OWNER-*``) are named after the process that made them: ``OWNER`` is
+``<pid>-~<start>.<boot>``, the pid, its start time (clock ticks since boot) and the first
+8 hex digits of the boot id. A pid is reused; the same pid with the same start time in
+the same boot is the same process. So a later arena process can tell, from the name
+alone, that the owner is provably gone (no such process, or another one under that pid)
+and sweep what it left: the supervisor (:mod:`arena.dealer._supervisor`) removes its own
+seat's leftovers when it sees its arena die, and the sweep catches the rest (a supervisor
+killed too). Nothing whose owner may still live is touched, and removal never follows a
+symlink a bot could have planted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import shutil
+import stat
+import tempfile
+
+SOCKET_PREFIX = "arena-sock-"
+SEAT_PREFIX = "arena-seat-"
+_OWNER = re.compile(r"(\d+)-~(\d+)\.([0-9a-f]{8})-")
+_LEGACY = re.compile(r"(\d+)-(?!~)")  # cgroups named before owners had a start time
+
+
+def _start_ticks(pid: int) -> int | None:
+    """``pid``'s start time in clock ticks since boot, None if there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return int(file.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+@functools.cache
+def _boot_id() -> str:
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as file:
+            return file.read().strip().replace("-", "")[:8].ljust(8, "0")
+    except OSError:
+        return "00000000"
+
+
+@functools.cache
+def _tag(pid: int) -> str:
+    return f"{pid}-~{_start_ticks(pid) or 0}.{_boot_id()}"
+
+
+def owner_tag() -> str:
+    """This process's ``OWNER`` text, for the names of what its seats make."""
+    return _tag(os.getpid())
+
+
+def owner_gone(rest: str) -> bool:
+    """Whether the owner named at the start of ``rest`` (a leftover's name after its
+    ``arena-`` / ``arena-sock-`` / ``arena-seat-`` prefix) is provably gone. Unknown
+    shapes are never gone (not ours to judge)."""
+    match = _OWNER.match(rest)
+    if match is None:
+        return False
+    if match[3] != _boot_id():
+        return True  # made before the last boot: every process of then is gone
+    return _start_ticks(int(match[1])) != int(match[2])
+
+
+def legacy_owner_gone(rest: str) -> bool:
+    """Whether an old-style cgroup name's pid (``arena-<pid>-<label>-...``) has no process
+    at all (a live process under that pid may be its owner: then it is kept)."""
+    match = _LEGACY.match(rest)
+    return match is not None and not os.path.exists(f"/proc/{match[1]}")
+
+
+def remove_tree(path: str) -> None:
+    """Remove ``path`` (a folder with all in it, or a file or link) without following a
+    symlink anywhere in it: a bot owns its seat folder and may plant links out of it.
+    ``shutil.rmtree`` walks by file descriptors here (checked); never raises."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # a link itself, never what it points at
+    elif shutil.rmtree.avoids_symlink_attacks:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def sweep_folders(root: str | None = None) -> list[str]:
+    """Remove the socket and seat folders of arena processes that are gone, directly in
+    ``root`` (default: the temporary folder); the paths removed."""
+    root = root if root is not None else tempfile.gettempdir()
+    euid, removed = os.geteuid(), list[str]()
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        for prefix in (SOCKET_PREFIX, SEAT_PREFIX):
+            if not entry.name.startswith(prefix) or not owner_gone(entry.name[len(prefix) :]):
+                continue
+            with contextlib.suppress(OSError):
+                # root's: an L2 socket folder belongs to the seat's uid
+                if euid == 0 or entry.stat(follow_symlinks=False).st_uid == euid:
+                    remove_tree(entry.path)
+                    removed.append(entry.path)
+    return removed

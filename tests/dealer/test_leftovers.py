@@ -1,0 +1,149 @@
+"""The sweep of what killed arena processes left (issue 12, the audit of the sandbox under
+item 2): only what is provably ours and whose owner is provably gone, never through a
+symlink, never anything else."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.dealer import BotLimits, _leftovers
+from arena.dealer._cgroups import _parents, sweep_groups
+from arena.dealer._leftovers import owner_gone, owner_tag, remove_tree, sweep_folders
+from arena.dealer._seatbox import SeatBox, sweep_leftovers
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _boot() -> str:
+    return owner_tag().rsplit(".", 1)[1]
+
+
+def _reused() -> str:
+    """An owner under this process's pid but another start time: a reused pid."""
+    return f"{os.getpid()}-~1.{_boot()}"
+
+
+def _dead() -> str:
+    """An owner that has ended (a process started and waited for here)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    start = owner_tag().split("~")[1].split(".")[0]
+    return f"{child.pid}-~{start}.{_boot()}"
+
+
+def test_owners_are_told_apart_by_pid_start_time_and_boot():
+    mine = owner_tag()
+    assert mine.startswith(f"{os.getpid()}-~") and not owner_gone(f"{mine}-x")
+    assert owner_gone(f"{_reused()}-x")
+    assert owner_gone(f"{_dead()}-x")
+    other_boot = "0" * 8 if _boot() != "0" * 8 else "1" * 8
+    assert owner_gone(f"{mine.rsplit('.', 1)[0]}.{other_boot}-x")
+    for shape in ("", "x", "12-x", f"{os.getpid()}-bot-abc", "abcdefgh"):
+        assert not owner_gone(shape), shape  # not ours to judge
+    assert _leftovers.legacy_owner_gone("999999999-bot-abc")
+    assert not _leftovers.legacy_owner_gone(f"{os.getpid()}-bot-abc")
+    assert not _leftovers.legacy_owner_gone(f"{_reused()}-bot")
+
+
+def test_the_folder_sweep_takes_only_gone_owners_and_follows_no_link(tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep").write_text("x")
+    root = tmp_path / "tmp"
+    root.mkdir()
+    gone = [
+        root / f"arena-sock-{_reused()}-abc",
+        root / f"arena-seat-{_dead()}-bot-abc",
+        root / f"arena-seat-{_reused()}-linked-abc",
+    ]
+    kept = [
+        root / f"arena-sock-{owner_tag()}-live",
+        root / f"arena-seat-{owner_tag()}-bot-live",
+        root / "arena-sock-abcdefgh",  # no owner in the name: not provably ours
+        root / f"arena-{_reused()}-other",  # not a seat folder
+        root / f"other-sock-{_reused()}-x",
+    ]
+    for folder in gone[:2] + kept:
+        folder.mkdir()
+        (folder / "notes.txt").write_text("a bot's notes")
+        (folder / "victim").symlink_to(victim)
+        (folder / "deep").mkdir()
+        (folder / "deep" / "victim").symlink_to(victim / "keep")
+    gone[2].symlink_to(victim)  # the seat folder itself replaced by a link
+    removed = sweep_folders(str(root))
+    assert sorted(removed) == sorted(str(p) for p in gone)
+    assert not [p for p in gone if os.path.lexists(p)]
+    assert all((p / "notes.txt").exists() for p in kept)
+    assert (victim / "keep").read_text() == "x" and victim.is_dir()
+
+
+def test_remove_tree_never_follows_a_link(tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep").write_text("x")
+    link = tmp_path / "link"
+    link.symlink_to(victim)
+    remove_tree(str(link))
+    assert not os.path.lexists(link) and (victim / "keep").exists()
+    remove_tree(str(tmp_path / "missing"))  # never raises
+
+
+def test_seat_folders_are_named_after_their_owner():
+    box = SeatBox("a/b c", "L0", BotLimits(), [])
+    try:
+        box.address("unix")
+        box.acquire()
+        assert box.socket_dir and box.private_dir
+        assert Path(box.socket_dir).name.startswith(f"arena-sock-{owner_tag()}-")
+        assert Path(box.private_dir).name.startswith(f"arena-seat-{owner_tag()}-a_b_c-")
+    finally:
+        socket_dir = box.socket_dir
+        box.release()
+    assert socket_dir and not os.path.lexists(socket_dir)
+    sweep_leftovers()
+    assert sweep_leftovers() == []  # once per process
+
+
+def _cgroups_here() -> tuple[str, dict[str, Path]]:
+    if os.geteuid() != 0:
+        pytest.skip("the cgroup sweep needs root (as sandbox L2 does)")
+    try:
+        return _parents()
+    except OSError as error:
+        pytest.skip(f"no cgroups for seats here: {error}")
+
+
+def test_the_cgroup_sweep_takes_gone_owners_groups_and_kills_what_runs_in_them():
+    """A group whose owner is gone is removed, a stray process in it (no supervisor)
+    killed first; a live owner's group is kept."""
+    version, parents = _cgroups_here()
+    hexa = secrets.token_hex(3)
+    gone, kept = f"arena-{_reused()}-sweep-{hexa}", f"arena-{owner_tag()}-sweep-{hexa}"
+    folders = {n: sorted({parents[c] / n for c in parents}) for n in (gone, kept)}
+    stray = subprocess.Popen(["sleep", "60"])
+    try:
+        for name in (gone, kept):
+            for path in folders[name]:
+                path.mkdir()
+        for path in folders[gone]:
+            (path / "cgroup.procs").write_text(str(stray.pid))
+        removed = sweep_groups()
+        assert gone in removed and kept not in removed
+        assert not [p for p in folders[gone] if p.exists()]
+        assert all(p.is_dir() for p in folders[kept])
+        assert stray.wait(timeout=10) == -9
+    finally:
+        if stray.poll() is None:
+            stray.kill()
+            stray.wait()
+        for name in (gone, kept):
+            for path in folders[name]:
+                if path.exists():
+                    path.rmdir()
+    assert version in ("v1", "v2")
