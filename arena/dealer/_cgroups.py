@@ -95,6 +95,15 @@ class SeatCgroup:
         self._dirs = dirs
         self._seen_oom = 0
         self._seen_pids = 0
+        self._files: dict[tuple[str, str], str] = {}  # (controller, file): its path, as text
+
+    def _file(self, controller: str, name: str) -> str:
+        """The path of one of the group's files, joined once (read at every decision:
+        joining Paths each time cost as much as the read itself, issue 12 item 6)."""
+        path = self._files.get((controller, name))
+        if path is None:
+            path = self._files[controller, name] = str(self._dirs[controller] / name)
+        return path
 
     @property
     def dirs(self) -> list[Path]:
@@ -134,19 +143,19 @@ class SeatCgroup:
         """CPU time (user + system) of everything that ever ran in the group."""
         try:
             if self.version == "v2":
-                for line in _read(self._dirs["cpuacct"] / "cpu.stat").splitlines():
+                for line in _read(self._file("cpuacct", "cpu.stat")).splitlines():
                     key, _, value = line.partition(" ")
                     if key == "usage_usec":
                         return int(value) / 1e6
                 return None
-            return int(_read(self._dirs["cpuacct"] / "cpuacct.usage")) / 1e9
+            return int(_read(self._file("cpuacct", "cpuacct.usage"))) / 1e9
         except (OSError, ValueError):
             return None
 
     def _counter(self, file: str, key: str) -> int:
-        directory = self._dirs["memory" if file.startswith("memory") else "pids"]
+        controller = "memory" if file.startswith("memory") else "pids"
         with contextlib.suppress(OSError, ValueError):
-            for line in _read(directory / file).splitlines():
+            for line in _read(self._file(controller, file)).splitlines():
                 name, _, value = line.partition(" ")
                 if name == key:
                     return int(value)
@@ -198,7 +207,7 @@ class SeatCgroup:
                     time.sleep(0.01)  # the last exits are still being accounted
 
 
-def _read(path: Path) -> str:
+def _read(path: str) -> str:
     """A small cgroup file's text; read at every decision (CPU, breaches), so without
     ``Path.read_text``'s buffered text layer, which cost 3 to 4 times as much (issue 12 item 6)."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)

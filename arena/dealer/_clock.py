@@ -40,6 +40,10 @@ POLL_FLOOR = 0.002
 POLL_CAP = 0.25
 """Seconds at most between two CPU readings while a decision waits."""
 
+_CORES = os.cpu_count() or 1
+"""Cores the bot's tree could run on at once: read once (``os.cpu_count`` reads a file
+in /sys at each call, and the CPU clock asked it twice per decision: issue 12 item 6)."""
+
 _LIMITS = {
     "MEMORY_LIMIT": (pb.FAULT_REASON_MEMORY_LIMIT, "memory limit: the seat's memory cap was hit"),
     "PROCESS_LIMIT": (
@@ -190,8 +194,7 @@ class DecisionClock:
     @staticmethod
     def _poll_interval(remaining: float) -> float:
         """Read the CPU no later than when the budget could run out with every core busy."""
-        cores = os.cpu_count() or 1
-        return min(max(remaining / cores, POLL_FLOOR), POLL_CAP)
+        return min(max(remaining / _CORES, POLL_FLOOR), POLL_CAP)
 
     def poll(self, now: float) -> float | None:
         """The watchdog's reading: when to read again, or None (the wait is over, or the
@@ -216,7 +219,7 @@ class DecisionClock:
         at L0)."""
         if self.kind == WALL:
             return min(self._elapsed, self.allowed)
-        if self._elapsed * (os.cpu_count() or 1) > free:
+        if self._elapsed * _CORES > free:
             self.cpu_used()
         return min(self._cpu_used, self.allowed)
 

@@ -31,7 +31,7 @@ from arena.dealer._settings import (
     OnFaultLimit,
     with_seed,
 )
-from arena.engine import Action, Hand, IllegalActionError, SeatState, Table
+from arena.engine import Action, Hand, IllegalActionError, SeatState, Table, TableError
 from arena.protocol import (
     MessageFault,
     PublicHistory,
@@ -40,6 +40,9 @@ from arena.protocol import (
     pb,
     short_name,
 )
+
+_WAITED = 0.001
+"""Seconds a send took past which it waited (for gRPC to take the bot's earlier messages)."""
 
 
 class _MatchRunner(DecisionWaits):
@@ -147,17 +150,42 @@ class _MatchRunner(DecisionWaits):
 
     async def _send(self, seat: _Seat, message: pb.DealerMessage, hand_number: int) -> None:
         """Best-effort send; a broken stream sits the seat out with a recorded fault."""
-        if seat.connection is None:
-            return
-        deadline = trio.current_time() + max(1.0, self.settings.action_timeout)
-        try:
-            with trio.CancelScope(deadline=deadline) as scope:  # fail_after, for less
-                await seat.connection.send(message)
-        except SeatBrokenError as error:
-            await self._break(seat, hand_number, f"send failed: {error}", reason=error.fault_reason)
-            return
-        if scope.cancelled_caught:
-            await self._break(seat, hand_number, "send failed: too slow")
+        await self._send_each([(seat, message)], hand_number)
+
+    async def _send_each(
+        self, sends: Sequence[tuple[_Seat, pb.DealerMessage]], hand_number: int
+    ) -> None:
+        """:meth:`_send` for each (seat, message) in turn, each send with its own deadline.
+
+        A send only waits when the bot stopped reading, so the sends share one cancel
+        scope (one per hand end instead of one per seat: issue 12 item 6) whose deadline
+        moves on after a send that waited; a seat too slow breaks, and the seats after
+        it go on under a new scope.
+        """
+        slack = max(1.0, self.settings.action_timeout)
+        index = 0
+        while index < len(sends):
+            failed: SeatBrokenError | None = None
+            started = trio.current_time()
+            with trio.CancelScope(deadline=started + slack) as scope:
+                while index < len(sends):
+                    seat, message = sends[index]
+                    if seat.connection is not None:
+                        try:
+                            await seat.connection.send(message)
+                        except SeatBrokenError as error:
+                            failed = error
+                            break
+                        now = trio.current_time()
+                        if now - started > _WAITED:  # the next seat gets its whole deadline
+                            started, scope.deadline = now, now + slack
+                    index += 1
+            if failed is not None:
+                detail = f"send failed: {failed}"
+                await self._break(sends[index][0], hand_number, detail, reason=failed.fault_reason)
+            elif scope.cancelled_caught and index < len(sends):
+                await self._break(sends[index][0], hand_number, "send failed: too slow")
+            index += 1
 
     async def _break(
         self,
@@ -206,9 +234,9 @@ class _MatchRunner(DecisionWaits):
         if not self.settings.reconnect:
             return
         for seat in self.seats:
-            if not self._is_out(seat.index) or self._has_left(seat.index):
-                continue
             if seat.connection is not None or hand_number < seat.next_reconnect:
+                continue  # first: cheap, and true of every seat in a match without breaks
+            if not self._is_out(seat.index) or self._has_left(seat.index):
                 continue
             if seat.past_limit:
                 continue  # past the fault limit: out for the rest of the match (R25)
@@ -325,13 +353,14 @@ class _MatchRunner(DecisionWaits):
 
     # --- hands -------------------------------------------------------------------
 
-    def _prepare_table(self) -> bool:
+    def _prepare_table(self) -> None:
         """Every seat still in plays the next deal with the starting stack (stacks reset)."""
         stack = self.settings.starting_stack
         for seat in self.seats:
-            if not self._is_out(seat.index) and self.table.seat_info(seat.index).stack != stack:
+            info = self.table.seat_info(seat.index)  # once: each call builds a SeatInfo
+            out = info.state in (SeatState.SITTING_OUT, SeatState.EMPTY) or info.leaving
+            if not out and info.stack != stack:
                 self.table.reset_stack(seat.index, stack)
-        return self.table.can_start()
 
     def _settle(self, hand: Hand, players: Sequence[int], hand_number: int) -> list[int]:
         """Finish the deal at the table; the payoffs by seat, checked (R26).
@@ -349,12 +378,15 @@ class _MatchRunner(DecisionWaits):
     async def _play_hand(self, hand_number: int) -> bool:
         s = self.settings
         n = len(self.seats)
-        if not self._prepare_table():
+        self._prepare_table()
+        deck = deck_for(self.result.seed, hand_number - 1, s.config.uses_joker)
+        carried = self.table.carried_pot
+        try:  # not can_start() first: it plans the deal as start_hand does, twice the work
+            hand = self.table.start_hand(deck)
+        except TableError:  # too few seats to deal (nothing changed at the table)
             self.result.reason = "too few seats left"
             return False
-        deck = deck_for(self.result.seed, hand_number - 1, s.config.uses_joker)
-        self._chips.deal_starts(self.table.carried_pot)
-        hand = self.table.start_hand(deck)
+        self._chips.deal_starts(carried)
         positions = self.table.positions
         assert positions is not None
         players = list(positions.dealt)
@@ -387,10 +419,9 @@ class _MatchRunner(DecisionWaits):
             payoffs=payoffs,
             seat_map=players,
             seats=n,
-            history=self._history.update(view.events),
+            history_wire=self._history.hand_end_wire(view.events),
         )
-        for table_seat in players:
-            await self._send(self.seats[table_seat], message, hand_number)
+        await self._send_each([(self.seats[p], message) for p in players], hand_number)
         if self.on_hand is not None:
             self.on_hand(hand_number, hand, players, [self.seats[p].name for p in players])
         return True

@@ -123,6 +123,27 @@ def public_history(
     return [msg for msg in (public_event(e, seat_map) for e in events) if msg is not None]
 
 
+def _tag(message: type[pb.DecisionRequest] | type[pb.HandEnd], field: str) -> bytes:
+    """The key of a length-delimited field on the wire (one byte for field numbers < 16)."""
+    key = message.DESCRIPTOR.fields_by_name[field].number << 3 | 2
+    assert key < 0x80, "a field number past 15 needs a longer key"
+    return bytes([key])
+
+
+_REQUEST_HISTORY = _tag(pb.DecisionRequest, "history")
+_HAND_END_HISTORY = _tag(pb.HandEnd, "history")
+
+
+def _length(size: int) -> bytes:
+    """``size`` as a protobuf varint."""
+    out = bytearray()
+    while size >= 0x80:
+        out.append(size & 0x7F | 0x80)
+        size >>= 7
+    out.append(size)
+    return bytes(out)
+
+
 class PublicHistory:
     """A hand's public record, converted once per event as the hand grows.
 
@@ -132,24 +153,41 @@ class PublicHistory:
     for every decision.
     """
 
-    __slots__ = ("_done", "_messages", "_seat_map", "_wire", "_wired")
+    __slots__ = ("_done", "_messages", "_pieces", "_seat_map", "_wire", "_wired")
 
     def __init__(self, seat_map: Sequence[int] | None = None) -> None:
         self._seat_map = seat_map
         self._done = 0
         self._messages: list[pb.PublicEvent] = []
+        self._pieces: list[bytes] = []  # each message serialised, with its length in front
         self._wire = b""  # the messages as a DecisionRequest's history field, on the wire
-        self._wired = 0  # how many messages _wire holds
+        self._wired = 0  # how many messages _pieces and _wire hold
+
+    def _serialise(self) -> None:
+        if self._wired == len(self._messages):
+            return
+        pieces = []
+        for message in self._messages[self._wired :]:
+            body = message.SerializeToString()
+            pieces.append(_length(len(body)) + body)
+        self._pieces.extend(pieces)
+        self._wire += b"".join(_REQUEST_HISTORY + piece for piece in pieces)
+        self._wired = len(self._messages)
 
     def request_wire(self) -> bytes:
         """The record as the serialised ``history`` of a ``DecisionRequest``, kept up to date
         one event at a time: merging these bytes into a request costs one parse, where
-        copying the messages in costs one copy each, at every decision (issue 12 item 6)."""
-        if self._wired < len(self._messages):
-            new = self._messages[self._wired :]
-            self._wire += pb.DecisionRequest(history=new).SerializeToString()
-            self._wired = len(self._messages)
+        copying the messages in costs one copy each, at every decision (issue 12 item 6).
+        Each event is serialised once, for this and :meth:`hand_end_wire`."""
+        self._serialise()
         return self._wire
+
+    def hand_end_wire(self, events: Sequence[object]) -> bytes:
+        """The record of ``events`` (as :meth:`update`) as the serialised ``history`` of a
+        ``HandEnd``, from the events serialised for the requests (issue 12 item 6)."""
+        self.update(events)
+        self._serialise()
+        return b"".join(_HAND_END_HISTORY + piece for piece in self._pieces)
 
     def update(self, events: Sequence[object]) -> list[pb.PublicEvent]:
         """The record of ``events``: a :class:`~arena.engine.SeatView`'s whole event list."""

@@ -154,27 +154,34 @@ def hand_end(
     payoffs: Sequence[int],
     seat_map: Sequence[int],
     seats: int,
-    history: Sequence[pb.PublicEvent],
+    history: Sequence[pb.PublicEvent] = (),
+    history_wire: bytes | None = None,
 ) -> pb.DealerMessage:
     """The HandEnd every seat gets, from any seat's view of the finished hand.
 
     ``payoffs`` are by table seat; stacks come from the view, shown hands from its
-    public :class:`~arena.engine.HandShown` events.
+    public :class:`~arena.engine.HandShown` events. The history is ``history``, or
+    ``history_wire`` when given: the same serialised
+    (:meth:`~arena.protocol.PublicHistory.hand_end_wire`), merged in with one parse
+    instead of a copy of each event (issue 12 item 6).
     """
     shown = [
         pb.ShownHand(seat=seat_map[e.seat], cards=cards_text(e.cards), description=describe(e.rank))
         for e in view.events
         if isinstance(e, HandShown)
     ]
-    return pb.DealerMessage(
-        hand_end=pb.HandEnd(
-            hand_id=hand_id,
-            shown=shown,
-            payoffs=list(payoffs),
-            stacks=_by_table_seat(view.stacks, seat_map, seats),
-            history=history,
-        )
-    )
+    message = pb.DealerMessage()
+    end = message.hand_end  # filled in place: DealerMessage(hand_end=...) copies it whole
+    end.SetInParent()
+    end.hand_id = hand_id
+    end.shown.extend(shown)
+    end.payoffs.extend(payoffs)
+    end.stacks.extend(_by_table_seat(view.stacks, seat_map, seats))
+    if history_wire is None:
+        end.history.extend(history)
+    else:
+        end.MergeFromString(history_wire)
+    return message
 
 
 def match_end(
