@@ -18,11 +18,16 @@ gets the full URL back, from this process's memory.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import socket
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Protocol
+from urllib.parse import quote, unquote
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 """How a database name that is a PostgreSQL URL begins."""
@@ -78,38 +83,110 @@ def is_url(database: object) -> bool:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password (in the user part or as ``password=``): for messages.
+    """The name ``url`` is shown and stored by: scheme, user, host, port and database only.
 
-    Everything else is kept as written (not re-encoded).
+    What the password is, is libpq's call, not a URL parser's: ``u:se#cret@host`` and
+    ``?pass%77ord=x`` both give libpq a password. So ``url`` is parsed as libpq parses it
+    (psycopg's ``conninfo_to_dict``) and the name rebuilt from the four harmless fields;
+    every other parameter is left out (one may be a secret). Without psycopg, or when
+    the parse is in doubt, a cautious reading keeps less (:func:`_cautious`).
     """
-    scheme, sep, rest = url.partition("://")
-    end = min((i for i in (rest.find(ch) for ch in "/?#") if i >= 0), default=len(rest))
-    authority, tail = rest[:end], rest[end:]
-    if "@" in authority:
-        user, host = authority.rsplit("@", 1)
-        user = user.split(":", 1)[0]
-        authority = f"{user}@{host}" if user else host
-    path, question, query = tail.partition("?")
-    if question:
-        query, hash_, fragment = query.partition("#")
-        kept = [part for part in query.split("&") if part.split("=", 1)[0] != "password"]
-        tail = path + ("?" + "&".join(kept) if kept else "") + hash_ + fragment
-    return scheme + sep + authority + tail
+    if not is_url(url):
+        return url
+    scheme = url[: url.index("://")]
+    params = _libpq_params(url)
+    if params is None or not _plain(params):
+        return _cautious(url)
+    return _rebuild(scheme, params)
+
+
+def _libpq_params(url: str) -> dict[str, str] | None:
+    """``url``'s parameters as libpq reads them, or None (no psycopg, or libpq refuses it)."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return None
+    try:
+        return {key: str(value) for key, value in conninfo_to_dict(url).items()}
+    except Exception:  # libpq's message may quote the URL: never shown from here
+        return None
+
+
+def _plain(params: dict[str, str]) -> bool:
+    """Whether the shown fields look like what they are (``u:pa/ss@h`` reads as host ``u``,
+    port ``pa``: a password misread; shown cautiously instead)."""
+    shown = [params.get(key, "") for key in ("user", "host", "port", "dbname")]
+    return (
+        not any("@" in value for value in shown)
+        and re.fullmatch(r"[0-9,]*", params.get("port", "")) is not None
+    )
+
+
+_HOSTNAME = re.compile(r"[A-Za-z0-9._-]+|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
+"""A host the URL's authority can hold: a name, an IPv4 or an IPv6 address."""
+
+
+def _rebuild(scheme: str, params: dict[str, str]) -> str:
+    """``scheme://user@host:port/dbname``; a socket folder or a host list as ``?host=``."""
+    user, host = params.get("user", ""), params.get("host", "")
+    port, dbname = params.get("port", ""), params.get("dbname", "")
+    query: list[tuple[str, str]] = []
+    netloc = ""
+    if host and _HOSTNAME.fullmatch(host):
+        netloc = f"[{host}]" if ":" in host else host
+    elif host:
+        query.append(("host", host))
+    if port and netloc and port.isdigit():
+        netloc += ":" + port
+    elif port:
+        query.append(("port", port))
+    if user:
+        netloc = quote(user, safe="") + "@" + netloc
+    path = "/" + quote(dbname, safe="") if dbname else ""
+    tail = "&".join(f"{key}={quote(value, safe='/,:')}" for key, value in query)
+    return f"{scheme}://{netloc}{path}" + (f"?{tail}" if tail else "")
+
+
+def _cautious(url: str) -> str:
+    """``scheme://user@host/dbname`` read cautiously: everything up to the LAST ``@`` is
+    the user part (a password may hold ``/``, ``?``, ``#`` or ``@``), and no parameter."""
+    scheme, _, rest = url.partition("://")
+    user = ""
+    if "@" in rest:
+        userinfo, _, rest = rest.rpartition("@")
+        user = userinfo.split(":", 1)[0]
+        if any(ch in user for ch in "/?#&=%"):
+            user = ""
+    location, _, _ = rest.partition("?")
+    host, _, dbname = location.partition("/")
+    host = host.split(":", 1)[0] if not host.startswith("[") else host.split("]", 1)[0] + "]"
+    return f"{scheme}://{user + '@' if user else ''}{host}" + (f"/{dbname}" if dbname else "")
+
+
+def _secrets(url: str) -> list[str]:
+    """Every text that may be ``url``'s password: libpq's reading, and cautious ones."""
+    found = []
+    params = _libpq_params(url)
+    if params is not None:
+        found += [params.get("password", ""), params.get("sslpassword", "")]
+    rest = url.partition("://")[2]
+    if "@" in rest:
+        found.append(rest.rpartition("@")[0].partition(":")[2])
+    for part in rest.partition("?")[2].split("&"):
+        key, equals, value = part.partition("=")
+        if equals and "password" in unquote(key).lower():
+            found.append(value)
+    found += [unquote(text) for text in found]
+    return sorted({text for text in found if text}, key=len, reverse=True)
 
 
 def scrub(text: str, url: str) -> str:
-    """``text`` with ``url``'s password replaced by ``***`` wherever it appears."""
-    text = text.replace(url, redact(url))
-    authority = url.partition("://")[2].split("/", 1)[0].split("?", 1)[0]
-    secrets = [authority.rsplit("@", 1)[0].partition(":")[2]] if "@" in authority else []
-    query = url.partition("?")[2].partition("#")[0]
-    secrets += [
-        part[len("password=") :] for part in query.split("&") if part.startswith("password=")
-    ]
+    """``text`` with ``url`` shown as :func:`redact` shows it, and any password in ``***``."""
+    secrets = _secrets(url)
+    pieces = text.split(url)
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+        pieces = [piece.replace(secret, "***") for piece in pieces]
+    return redact(url).join(pieces)
 
 
 _urls: dict[str, str] = {}
@@ -135,6 +212,34 @@ def _psycopg() -> Any:
     return psycopg
 
 
+STATEMENT_TIMEOUT = 15.0
+"""Seconds the server lets one statement run (``statement_timeout``). The store's
+statements are small: one that runs longer is a server in trouble."""
+
+LOCK_TIMEOUT = 10.0
+"""Seconds a statement waits for a lock (``lock_timeout``): the writers' advisory lock,
+which another coordinator holds for one short transaction at a time."""
+
+DEADLINE = STATEMENT_TIMEOUT + 5.0
+"""Seconds this process waits for any answer to a statement. A server that hangs (a
+stopped host, a cut network) cannot enforce its own timeouts: past this the connection
+is cut from this side and the statement fails (:class:`PgConnection`)."""
+
+TCP_OPTIONS: dict[str, Any] = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": int(DEADLINE * 1000),  # ms: unacknowledged data fails the socket
+    "options": f"-c statement_timeout={int(STATEMENT_TIMEOUT * 1000)} "
+    f"-c lock_timeout={int(LOCK_TIMEOUT * 1000)}",
+}
+"""libpq settings of every connection: an idle TCP link that died is noticed by the
+keepalives; a busy one by ``tcp_user_timeout`` (both ignored over a unix socket, where
+:data:`DEADLINE` still applies)."""
+
+
 def connect(url: str, *, application_name: str = "arena") -> PgConnection:
     """Open ``url`` in autocommit mode (the store says BEGIN and COMMIT itself).
 
@@ -145,7 +250,7 @@ def connect(url: str, *, application_name: str = "arena") -> PgConnection:
     name = redact(url)
     try:
         raw = psycopg.connect(
-            url, autocommit=True, connect_timeout=10, application_name=application_name[:63]
+            url, autocommit=True, application_name=application_name[:63], **TCP_OPTIONS
         )
     except psycopg.Error as error:  # libpq may quote the URL back: never its password
         raise DatabaseError(f"cannot connect: {scrub(one_line(error), url)}") from None
@@ -167,11 +272,18 @@ def _translate(sql: str) -> str:
 
 
 class PgConnection:
-    """A psycopg connection that takes the store's SQL (``?`` placeholders)."""
+    """A psycopg connection that takes the store's SQL (``?`` placeholders).
+
+    Each statement has :data:`DEADLINE` seconds (a batch a second more per 500 rows):
+    past it a timer shuts the connection's socket down, so the blocked call returns
+    and the statement fails with one line, instead of the coordinator hanging on a
+    server that no longer answers.
+    """
 
     def __init__(self, raw: Any, psycopg: Any) -> None:
         self._raw = raw
         self._psycopg = psycopg
+        self._fd = int(raw.pgconn.socket)
 
     @property
     def in_transaction(self) -> bool:
@@ -179,19 +291,24 @@ class PgConnection:
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Any:
         """Run one statement; psycopg's errors come back as :class:`DatabaseError` s."""
-        with self._errors():
+        with self._errors(DEADLINE):
             return self._raw.execute(_translate(sql), tuple(parameters))
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any:
         """Run one statement per parameter row, pipelined (one round trip per batch)."""
-        with self._errors():
+        rows = [tuple(row) for row in parameters]
+        with self._errors(DEADLINE + len(rows) / 500):
             cursor = self._raw.cursor()
-            cursor.executemany(_translate(sql), [tuple(row) for row in parameters])
+            cursor.executemany(_translate(sql), rows)
             return cursor
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self, deadline: float) -> Iterator[None]:
         errors = self._psycopg.errors
+        cut = threading.Event()
+        timer = threading.Timer(deadline, self._cut, (cut,))
+        timer.daemon = True
+        timer.start()
         try:
             yield
         except errors.IntegrityError as error:
@@ -199,7 +316,23 @@ class PgConnection:
         except (errors.DataError, errors.ProgramLimitExceeded) as error:
             raise DataError(one_line(error)) from error
         except self._psycopg.Error as error:
+            if cut.is_set():
+                raise DatabaseError(
+                    f"the server did not answer for {deadline:.0f} s (it hangs, or the "
+                    "network to it is down); the connection was cut"
+                ) from error
             raise DatabaseError(one_line(error)) from error
+        finally:
+            timer.cancel()
+
+    def _cut(self, cut: threading.Event) -> None:
+        """Shut the socket down under a blocked statement (it then fails at once)."""
+        cut.set()
+        try:
+            with socket.socket(fileno=os.dup(self._fd)) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed: nothing blocks on it
 
     def close(self) -> None:
         self._raw.close()

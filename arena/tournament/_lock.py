@@ -11,8 +11,8 @@ from what the holder wrote into the lock file.
 way, SIGKILL included: no stale lock to clean up, and the file's text is only a label
 (the next holder overwrites it). Lock files are opened close-on-exec, so launched bots
 never inherit the lock. One lock per database means one running tournament per
-database at a time, which also keeps the live Elo updates (read, then write) of two
-tournaments from interleaving.
+database at a time. (Live Elo does not depend on it: each update is read and written
+in one write transaction, :mod:`arena.tournament._commit`.)
 
 A PostgreSQL database is shared by machines, where a file lock means nothing: there the
 tournament holds ``pg_try_advisory_lock`` on a key derived from its name, on a
@@ -20,7 +20,8 @@ connection of its own, for the whole run. The server releases it when that sessi
 ends, the holder killed included; a coordinator on another machine is refused, named
 by the holder's ``application_name`` (pid, host). Two different tournaments may run on
 one PostgreSQL database at once (each writes its own matches; the writers' transactions
-still go one at a time).
+still go one at a time, and an Elo update reads the ratings inside its own, so two
+tournaments' updates of one bot never interleave).
 """
 
 from __future__ import annotations

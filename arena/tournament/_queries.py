@@ -140,6 +140,23 @@ def _seat_rows(db: Connection, where: str, args: list[Any]) -> dict[int, list[Se
     return seats
 
 
+def match_seats(db: Connection, match_id: int) -> list[SeatRow]:
+    """One match's seat rows, in seat order."""
+    return _seat_rows(db, " WHERE m.id = ?", [match_id]).get(match_id, [])
+
+
+def unrated(db: Connection, tournament_id: int) -> list[tuple[int, str]]:
+    """``(position, key)`` of the tournament's matches recorded without their ratings yet,
+    in schedule order."""
+    rows = db.execute(
+        "SELECT s.position, m.match_key FROM matches m JOIN scheduled_matches s "
+        "ON s.tournament_id = m.tournament_id AND s.match_key = m.match_key "
+        "WHERE m.tournament_id = ? AND m.rated = 0 ORDER BY s.position",
+        (tournament_id,),
+    ).fetchall()
+    return [(int(position), str(key)) for position, key in rows]
+
+
 def rating_history(
     db: Connection, *, bot: str | None, system: str, game_type: str | None
 ) -> list[RatingRow]:

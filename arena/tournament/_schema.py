@@ -19,7 +19,7 @@ It also holds the records that go in and come out of :class:`~arena.tournament.S
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -131,7 +131,15 @@ CREATE INDEX ratings_lookup ON ratings (system, game_type, bot_id, id);
 CREATE INDEX ratings_match ON ratings (match_id);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+_V2 = """
+-- Issue 12: a match's rows are recorded as soon as it ends, its rating updates later,
+-- in schedule order (live Elo is then the same whatever order the matches end in).
+-- rated = 0: its ratings rows are still to come (resume writes them first, in order).
+-- Every match of an older database was recorded with its ratings: 1.
+ALTER TABLE matches ADD COLUMN rated INTEGER NOT NULL DEFAULT 1 CHECK (rated IN (0, 1));
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 """``MIGRATIONS[n]`` takes a database from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -299,6 +307,11 @@ class SeatResult:
     sat_out: bool = False
     forfeited: bool = False
     unit_chips: tuple[int, ...] = ()
+
+
+RatingReader = Callable[[str, str], dict[str, float]]
+"""``current(system, game_type)``: each bot's latest rating, read inside the write
+transaction that records the new ones (:meth:`Store.record_match`, :meth:`Store.rate_match`)."""
 
 
 class RatingUpdate(NamedTuple):

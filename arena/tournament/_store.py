@@ -3,7 +3,8 @@
 By default one SQLite file, no server; a ``postgresql://`` URL instead names a
 PostgreSQL database that the machines of a league share (:mod:`arena.tournament._db`:
 the same tables, the same transactions and errors). Each finished match is committed in one transaction together with
-its seat results, faults and rating updates, so after ``kill -9`` a match is either all
+its seat results, faults and rating updates (or, ``rated = 0``, with its ratings in a
+later one, :meth:`Store.rate_match`), so after ``kill -9`` a match is either all
 there or not there at all; ``UNIQUE (tournament_id, match_key)`` makes sure a resumed
 tournament never counts one twice (:class:`AlreadyRecorded`).
 
@@ -30,7 +31,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -42,6 +43,7 @@ from arena.tournament._schema import (
     AlreadyRecorded,
     BotFaults,
     MatchRow,
+    RatingReader,
     RatingRow,
     RatingUpdate,
     ScheduledRow,
@@ -57,6 +59,15 @@ from arena.tournament._schema import (
     seat_results,
 )
 from arena.tournament._writer import get_field, now
+
+Updates = Sequence[RatingUpdate | tuple[str, str, str, float, float]]
+"""Rating updates as :class:`RatingUpdate` s or plain tuples."""
+
+RatingsFrom = Callable[[RatingReader], Updates]
+"""``updates(current)``: a match's rating updates from the current ratings."""
+
+RateFrom = Callable[[RatingReader, Sequence[SeatRow], str | None], Updates]
+"""``updates(current, seats, reason)``: a recorded match's updates from its stored rows."""
 
 __all__ = [
     "AlreadyRecorded",
@@ -355,8 +366,9 @@ class Store:
         result_summary: Mapping[str, Any],
         seats: Sequence[SeatResult | Mapping[str, Any]],
         records_dir: str | Path,
-        rating_updates: Sequence[RatingUpdate | tuple[str, str, str, float, float]] = (),
+        rating_updates: Updates | RatingsFrom = (),
         faults: Sequence[Any] = (),
+        rated: bool = True,
     ) -> int:
         """Record a finished match, its seats, faults and rating updates atomically.
 
@@ -365,6 +377,12 @@ class Store:
         the same keys); ``faults`` are :class:`arena.dealer.FaultRecord` -like objects
         or mappings; ``records_dir`` is where the match's hand histories are. Returns the
         new match id.
+
+        ``rating_updates`` may be a function ``updates(current)`` instead of a list: it
+        is called inside the transaction, once this writer has the database to itself,
+        with a reader of the current ratings (:data:`RatingReader`), so ratings read and
+        written by two coordinators at once never interleave. ``rated=False`` records the
+        match without its ratings (none may be given): :meth:`rate_match` adds them later.
 
         Raises :class:`AlreadyRecorded` (nothing written) when the key already has a
         result: a match is never counted twice. The one exception is a
@@ -375,7 +393,8 @@ class Store:
         constraint (e.g. a NaN rating or two results for one seat).
         """
         rows = _writer.seat_rows(seats)  # bad values fail before the transaction
-        updates = [RatingUpdate(*update) for update in rating_updates]
+        if not rated and (callable(rating_updates) or rating_updates):
+            raise ValueError("a match recorded with rated=False takes no rating updates")
         with self._write() as db:
             _writer.refuse_or_replace(db, self.path, tournament_id, match_key, result_summary)
             match_id = _writer.insert_match(
@@ -387,11 +406,51 @@ class Store:
                 duplicate_block=duplicate_block,
                 result_summary=result_summary,
                 records_dir=records_dir,
+                rated=rated,
             )
             _writer.insert_seats(db, match_id, rows, self._bot_id)
             _writer.insert_faults(db, match_id, faults)
-            _writer.insert_ratings(db, match_id, updates, self._bot_id)
+            updates = (
+                rating_updates(self._reader(db)) if callable(rating_updates) else rating_updates
+            )
+            _writer.insert_ratings(db, match_id, [RatingUpdate(*u) for u in updates], self._bot_id)
             return match_id
+
+    def rate_match(self, tournament_id: int, match_key: str, updates: RateFrom) -> bool:
+        """Write the ratings of a match recorded with ``rated=False``; False if it has them.
+
+        ``updates(current, seats, reason)`` is called inside the write transaction (as in
+        :meth:`record_match`) with the current ratings' reader and the match's stored
+        seats (seat order) and reason. Raises :class:`UnknownMatch` when no such match
+        is recorded.
+        """
+        with self._write() as db:
+            row = db.execute(
+                "SELECT id, rated, reason FROM matches WHERE tournament_id = ? AND match_key = ?",
+                (tournament_id, match_key),
+            ).fetchone()
+            if row is None:
+                raise UnknownMatch(
+                    f"{self.path}: match {match_key!r} of tournament {tournament_id} "
+                    "is not recorded"
+                )
+            match_id, rated, reason = int(row[0]), bool(row[1]), row[2]
+            if rated:
+                return False
+            seats = _queries.match_seats(db, match_id)
+            rows = [RatingUpdate(*u) for u in updates(self._reader(db), seats, reason)]
+            _writer.insert_ratings(db, match_id, rows, self._bot_id)
+            db.execute("UPDATE matches SET rated = 1 WHERE id = ?", (match_id,))
+            return True
+
+    def unrated_matches(self, tournament_id: int) -> list[tuple[int, str]]:
+        """``(position, key)`` of matches recorded without their ratings, schedule order."""
+        with self._read() as db:
+            return _queries.unrated(db, tournament_id)
+
+    @staticmethod
+    def _reader(db: Connection) -> RatingReader:
+        return lambda system, game_type: _queries.current_ratings(db, system, game_type)
 
     # --- queries --------------------------------------------------------------------
 

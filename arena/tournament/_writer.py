@@ -87,12 +87,13 @@ def insert_match(
     duplicate_block: int,
     result_summary: Mapping[str, Any],
     records_dir: str | Path,
+    rated: bool = True,
 ) -> int:
-    """The match row; returns its id."""
+    """The match row; returns its id. ``rated=False``: its ratings rows come later."""
     [(match_id,)] = db.execute(
         "INSERT INTO matches (tournament_id, match_key, game_type, big_blind, "
-        "duplicate_block, hands_played, reason, summary_json, records_dir, finished_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "duplicate_block, hands_played, reason, summary_json, records_dir, finished_at, "
+        "rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             tournament_id,
             match_key,
@@ -104,6 +105,7 @@ def insert_match(
             json.dumps(result_summary, sort_keys=True, default=str),
             str(records_dir),
             now(),
+            int(rated),
         ),
     ).fetchall()
     return int(match_id)

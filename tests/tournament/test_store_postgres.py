@@ -34,7 +34,7 @@ from arena.tournament import (
     load_tournament,
     run_tournament,
 )
-from arena.tournament._db import redact
+from arena.tournament._db import redact, scrub
 from arena.tournament._lock import InUseError, hold_tournament
 from arena.tournament._schema import POSTGRES_MARK, SCHEMA_VERSION
 
@@ -148,14 +148,32 @@ class TestOpen:
 
 
 def test_redact_drops_only_the_password() -> None:
-    """User, host, port, database and other parameters stay; the password goes."""
-    assert "postgresql://league@db.example:5433/spring?sslmode=require" == redact(
+    """The shown name is rebuilt from user, host, port and database, as libpq reads them;
+    every other parameter is left out (one may be a secret) (issue 12 item 4)."""
+    assert "postgresql://league@db.example:5433/spring" == redact(
         "postgresql://league:p%40ss@db.example:5433/spring?sslmode=require&password=x"
     )
     assert "postgresql://db.example/spring" == redact("postgresql://:pw@db.example/spring")
     assert "postgres:///spring?host=/run/pg" == redact("postgres:///spring?host=/run/pg")
-    assert "postgresql://u@h/d?a=1&b=2" == redact("postgresql://u@h/d?a=1&password=x&b=2")
+    assert "postgresql://[::1]:5432/d" == redact("postgresql://[::1]:5432/d?password=x")
+    # libpq refuses the parameter "a": shown cautiously, without any parameter
+    assert "postgresql://u@h/d" == redact("postgresql://u@h/d?a=1&password=x&b=2")
+    # libpq reads host "u", port "pa": in doubt, everything before the last @ is hidden
+    assert "postgresql://u@h/d" == redact("postgresql://u:pa/ss@h/d")
     assert "/data/arena.db" == redact("/data/arena.db")
+
+
+def test_redact_without_psycopg_is_cautious(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without psycopg (a tournament file is read before anything connects) the name keeps
+    no parameter and nothing before the last ``@`` but the user (issue 12 item 4)."""
+    monkeypatch.setitem(sys.modules, "psycopg.conninfo", None)
+    assert "postgresql://arena@127.0.0.1/league" == redact(
+        "postgresql://arena:se#cr@t?1@127.0.0.1/league?pass%77ord=x"
+    )
+    assert "postgresql:///spring" == redact("postgresql:///spring?host=/run/pg&password=x")
+    secret = "p@ss/w?rd"
+    url = f"postgresql://arena:{secret}@db/league"
+    assert secret not in scrub(f"cannot connect to {url}: bad password {secret}", url)
 
 
 def test_a_malformed_url_is_refused_without_echoing_its_password() -> None:
