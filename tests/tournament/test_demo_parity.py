@@ -10,6 +10,7 @@ and the final Elo.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -32,6 +33,8 @@ def _demo_in(folder: Path, workers: int) -> Path:
     text = text.replace('"../arena-data/runs"', f'"{folder / "runs"}"')
     text = text.replace('"../arena-data/arena.db"', f'"{folder / "arena.db"}"')
     text = text.replace("seed = 1 ", f"workers = {workers}\nseed = 1 ")
+    # a loaded machine must not turn an answer into a timeout's fallback (that would differ)
+    text = text.replace("action = 1.0 ", "action = 20.0\nhello = 20.0 ")
     path = DEMO.parent / f".parity-{folder.name}-{workers}.toml"  # bot paths are relative
     path.write_text(text)
     return path
@@ -56,6 +59,9 @@ def test_workers_2_play_the_demo_as_workers_1(tmp_path: Path) -> None:
         assert progress.done == progress.total > 0
         assert progress.not_started == 0, progress.notes
         results[workers] = chips_and_elo(config)
+        for result in (config.output / config.name).glob("*/result.json"):
+            seats = json.loads(result.read_text())["seats"]
+            assert not any(seat["faults"] for seat in seats), (result, seats)  # no fallbacks
     chips_one, elo_one = results[1]
     chips_two, elo_two = results[2]
     assert chips_one == chips_two
