@@ -118,7 +118,9 @@ PUBLIC = {
         "TournamentConfigError", "TournamentError",
         # issue 12 item 1: the seam for where a match runs
         "Executor", "InProcessExecutor", "Job", "MatchOutcome", "MatchSpec", "match_spec",
-        "play_match"
+        "play_match",
+        # issue 13 item 4: bot folders (a bot.toml says how to build and run the bot)
+        "MANIFEST", "BuildError", "Manifest", "ManifestError", "build_folder", "load_manifest"
     },
     "arena.executors": {
         "MAX_ATTEMPTS", "ProcessExecutor", "WORKER_COMMAND", "executor_for",

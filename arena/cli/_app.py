@@ -16,6 +16,7 @@ _COMMAND_MODULES = (
     "arena.cli._demo",
     "arena.cli._doctor",
     "arena.cli._match",
+    "arena.cli._new_bot",
     "arena.cli._ratings",
     "arena.cli._replay",
     "arena.cli._report",

@@ -2,26 +2,61 @@
 
 The parsing is :func:`arena.tournament._bots.parse_bot_text` (the same record and
 checks as a tournament file's ``[[bots]]``); this module only words its errors for
-the command line and keeps repeated names apart.
+the command line, keeps repeated names apart, and builds bot folders (issue 13 item 4:
+a folder's ``bot.toml`` build runs when its output is missing or stale).
 """
 
 from __future__ import annotations
 
 import click
 
-from arena.tournament import BotSpec, BotSpecError, parse_bot_text
+from arena.text import escape_untrusted
+from arena.tournament import (
+    BotSpec,
+    BotSpecError,
+    BuildError,
+    ManifestError,
+    build_folder,
+    load_manifest,
+    parse_bot_text,
+)
 
-__all__ = ["BotSpec", "parse_bot_spec", "unique_names"]
+__all__ = ["BotSpec", "build_folder_bots", "parse_bot_spec", "unique_names"]
 
 
 def parse_bot_spec(text: str, index: int) -> BotSpec:
     """Parse bot number ``index`` (from 0); raises ``click.BadParameter`` naming it."""
     try:
-        return parse_bot_text(text)
+        spec = parse_bot_text(text)
     except BotSpecError as error:
         if not text.strip():
             raise click.BadParameter(f"bot #{index + 1} {error.problem}") from None
-        raise click.BadParameter(f"bot #{index + 1} {text!r}: {error.problem}") from None
+        raise click.BadParameter(
+            f"bot #{index + 1} {text!r}: {escape_untrusted(error.problem)}"
+        ) from None
+    build_folder_bots([spec])
+    return spec
+
+
+def build_folder_bots(specs: list[BotSpec] | tuple[BotSpec, ...], *, strict: bool = True) -> None:
+    """Build each folder bot whose build output is missing or older than its sources.
+
+    A failed build raises ``click.ClickException`` (one line naming the folder, the step
+    and the log); not ``strict`` (a tournament: one student's broken build must not stop
+    the others), it is a warning line and the bot forfeits when it cannot start.
+    """
+    for spec in specs:
+        if spec.folder is None or not spec.available():
+            continue
+        try:
+            manifest = load_manifest(spec.folder)
+            if build_folder(manifest):
+                click.echo(f"built {spec.name} ({spec.folder})", err=True)
+        except (ManifestError, BuildError) as error:
+            line = f"bot {spec.name!r}: {escape_untrusted(str(error))}"
+            if strict:
+                raise click.ClickException(line) from None
+            click.echo(f"warning: {line} (it cannot start: it forfeits its matches)", err=True)
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:

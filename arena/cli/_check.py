@@ -190,7 +190,10 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
 def command(
     bot: str, action_timeout: float, startup_timeout: float, seed: int, log_dir: Path, sandbox: str
 ) -> None:
-    """Check BOT (`builtin:NAME`, `HOST:PORT` or "COMMAND") against every kind of decision.
+    """Check BOT (`builtin:NAME`, `HOST:PORT`, "COMMAND" or a bot folder) against every kind of decision.
+
+    A bot folder (one with a bot.toml, see `arena new-bot`) is built first when its
+    build output is missing or older than its sources.
 
     Scenarios: each structure, the draw, all-ins and side pots, antes and Jackpots,
     the joker, showdown and hand end, and an unearned Fault message. Exit status 1 if

@@ -17,6 +17,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.cli._bots import build_folder_bots
 from arena.cli._dial_in import DialIn, open_dial_in, remote_names, remote_opener, waiting_line
 from arena.cli._errors import one_line, user_errors
 from arena.cli._ratings import live_standings, standings_table
@@ -279,6 +280,7 @@ def play_and_show(
     """Play the tournament in ``file`` and print the leaderboard (``tournament run|resume``,
     ``serve``); Ctrl-C and user errors are one line."""
     config = _load(file)
+    build_folder_bots(config.bots, strict=False)  # bot folders' builds (issue 13 item 4)
     console = Console()
     with user_errors(lambda: interrupted_line(config, serving=dial_in is not None)):
         standings, progress = _play_tournament(

@@ -22,6 +22,12 @@ from arena.tournament._executor import Job as Job
 from arena.tournament._executor import MatchOutcome as MatchOutcome
 from arena.tournament._executor import MatchSpec as MatchSpec
 from arena.tournament._executor import match_spec as match_spec
+from arena.tournament._folder import MANIFEST as MANIFEST
+from arena.tournament._folder import BuildError as BuildError
+from arena.tournament._folder import Manifest as Manifest
+from arena.tournament._folder import ManifestError as ManifestError
+from arena.tournament._folder import build_folder as build_folder
+from arena.tournament._folder import load_manifest as load_manifest
 from arena.tournament._formats import ScheduleStats as ScheduleStats
 from arena.tournament._formats import build_schedule as build_schedule
 from arena.tournament._formats import schedule_statistics as schedule_statistics
@@ -41,17 +47,21 @@ from arena.tournament._store import Store as Store
 from arena.tournament._store import seat_results as seat_results
 
 __all__ = [
+    "MANIFEST",
     "NOT_STARTED",
     "AlreadyRecorded",
     "BotEntry",
     "BotSpec",
     "BotSpecError",
+    "BuildError",
     "DriverContext",
     "Executor",
     "Format",
     "InProcessExecutor",
     "Job",
     "LeasableDriver",
+    "Manifest",
+    "ManifestError",
     "MatchOutcome",
     "MatchSpec",
     "NoDriverError",
@@ -67,9 +77,11 @@ __all__ = [
     "TournamentConfig",
     "TournamentConfigError",
     "TournamentError",
+    "build_folder",
     "build_schedule",
     "compute_standings",
     "game_type_of",
+    "load_manifest",
     "load_tournament",
     "make_bot",
     "match_spec",

@@ -29,6 +29,7 @@ from typing import Any
 
 from arena.dealer import BotLimits
 from arena.policies import BUILT_IN
+from arena.tournament._folder import ManifestError, load_manifest
 
 BUILTIN_KINDS = ("builtin", "command", "address")
 """The kinds arena's own driver plugins open; any other kind needs its own plugin."""
@@ -73,7 +74,8 @@ class BotSpec:
     ``requires``: an executable (``"node"``) without which a tournament skips the bot
     with a note. ``workdir``: where a command runs (absolute), ``None`` for the
     caller's choice. ``limits``: a command bot's sandbox settings (``[bots.limits]``),
-    ``None`` for the defaults.
+    ``None`` for the defaults. ``folder``: a bot folder's (issue 13 item 4), whose
+    ``bot.toml`` gave the command (run in the folder) and ``requires``.
     """
 
     name: str
@@ -82,6 +84,7 @@ class BotSpec:
     requires: str | None = None
     workdir: Path | None = None
     limits: BotLimits | None = field(default=None, hash=False)
+    folder: Path | None = None
 
     @property
     def command(self) -> str | None:
@@ -106,6 +109,11 @@ class BotSpec:
     def to_dict(self) -> dict[str, Any]:
         """The tournament-file keys of this bot, as stored (and compared on resume)."""
         data: dict[str, Any] = {"name": self.name}
+        if self.folder is not None:  # the manifest is re-read, never copied
+            data["folder"] = str(self.folder)
+            if self.limits is not None:
+                data["limits"] = limits_to_dict(self.limits)
+            return data
         if self.kind == REMOTE:
             data[REMOTE] = True
             if self.target != self.name:  # `NAME=remote:other` on the command line only
@@ -235,11 +243,36 @@ def parse_bot_text(text: str) -> BotSpec:
         return make_bot(name or f"{kind}-bot", kind, target)
     if ADDRESS.match(raw):
         return make_bot(name or raw, "address", raw)
+    if Path(raw).expanduser().is_dir():
+        return folder_bot(name, Path(raw))
     spec = make_bot(name or "command", "command", raw)
     if name is None:
         last = shlex.split(raw)[-1].rsplit("/", 1)[-1]
         spec = spec.renamed(last.removesuffix(".py").removesuffix(".js"))
     return spec
+
+
+def folder_bot(name: str | None, folder: Path, limits: BotLimits | None = None) -> BotSpec:
+    """A bot folder's bot: its manifest's command, run in the folder; the name is
+    ``name``, else the manifest's, else the folder's. Raises :class:`BotSpecError`."""
+    try:
+        manifest = load_manifest(folder)
+    except ManifestError as error:
+        raise BotSpecError("folder", str(error)) from None
+    chosen = name or manifest.name or manifest.folder.name
+    if not NAME.match(chosen):
+        raise BotSpecError(
+            "folder", f"{chosen!r} is not a bot name: give one with NAME=DIR or name in bot.toml"
+        )
+    spec = make_bot(
+        chosen,
+        "command",
+        manifest.run,
+        requires=manifest.requires,
+        workdir=manifest.folder,
+        limits=limits,
+    )
+    return dataclasses.replace(spec, folder=manifest.folder)
 
 
 def bot_from_fields(
@@ -259,6 +292,8 @@ def bot_from_fields(
     :class:`BotSpecError` naming the key.
     """
     given = {key: value for key, value in fields.items() if value is not None}
+    if "folder" in given:
+        return _folder_from_fields(name, given, base, limits, remote)
     kinds = [key for key in (*BUILTIN_KINDS, "plugin") if key in given]
     if remote:
         return _remote_from_fields(name, given, kinds, limits)
@@ -304,3 +339,18 @@ def _remote_from_fields(
     return make_bot(
         name, REMOTE, name, requires=given.get("requires"), workdir=workdir, limits=limits
     )
+
+
+def _folder_from_fields(
+    name: str, given: Mapping[str, str | None], base: Path, limits: BotLimits | None, remote: bool
+) -> BotSpec:
+    """``folder = "..."``: the folder's manifest says how to build and run the bot."""
+    for key in (*BUILTIN_KINDS, "plugin", "target", "workdir", "requires"):
+        if key in given:
+            raise BotSpecError(
+                key, f"bot {name!r} has a folder (its bot.toml says this): remove {key}"
+            )
+    if remote:
+        raise BotSpecError("remote", f"bot {name!r} has a folder: remove remote or folder")
+    folder = (base / Path(given["folder"] or "").expanduser()).resolve()
+    return folder_bot(name, folder, limits)

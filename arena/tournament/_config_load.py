@@ -84,7 +84,8 @@ _GAME_INT: tuple[str, ...] = ("small_blind", "big_blind", "small_bet", "big_bet"
 _GAME_INT += ("max_draw", "max_bets_per_round")
 _GAME_STR = ("structure", "forced_bets", "opening", "joker", "showdown_reveal")
 _GAME_BOOL = ("uncapped_heads_up",)
-_BOT_STRINGS = ("builtin", "command", "address", "plugin", "target", "requires", "workdir")
+_BOT_STRINGS: tuple[str, ...] = ("builtin", "command", "address", "plugin", "target")
+_BOT_STRINGS += ("requires", "workdir", "folder")  # folder: a bot.toml's (issue 13 item 4)
 _BOT_KEYS = ("name", *_BOT_STRINGS, "remote", "limits", "ray_resources")
 
 

@@ -1,0 +1,211 @@
+"""Bot folders (issue 13 item 4): a folder with a ``bot.toml`` manifest is a bot.
+
+The manifest says how to build and run the bot::
+
+    name = "my-bot"                 # optional: the bot's name (else the folder's)
+    lang = "cpp"                    # optional: python, node, cpp or other
+    build = ["cmake -S . -B build", "cmake --build build"]   # optional, run in order
+    output = "build/bot"            # what the build makes: rebuilt when missing or stale
+    sources = ["*.cpp", "*.proto"]  # optional: what output is compared with
+    run = "build/bot"               # the command; {python} is the arena's interpreter
+    requires = "node"               # optional: skip the bot where this is not on PATH
+
+A folder bot is a ``command`` bot whose command runs in (and whose sandbox mounts) its
+folder; :attr:`BotSpec.folder` remembers the folder, so a worker process re-reads the
+manifest rather than trusting a copy. The manifest is a student's file: every key is
+checked and a wrong one is one line naming the file and the key. The build runs the
+student's commands as the user running the arena, outside any sandbox, without a
+shell: build only folders you would run ``make`` in.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MANIFEST = "bot.toml"
+"""The manifest's file name in a bot folder."""
+
+LANGS = ("python", "node", "cpp", "other")
+BUILD_LOG = ".arena-build.log"
+"""Where a folder's build writes its output (in the folder)."""
+BUILD_TIMEOUT = 900.0
+"""Seconds a build may take before it is stopped and counted failed."""
+
+_KEYS = ("name", "lang", "build", "output", "sources", "run", "requires")
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")  # arena.tournament._bots.NAME
+_SKIP = {"build", "node_modules", "__pycache__"}
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be used: ``str()`` is one line naming the file and key."""
+
+
+class BuildError(RuntimeError):
+    """A folder bot whose build failed: ``str()`` is one line naming the log."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A checked ``bot.toml``; ``folder`` is absolute."""
+
+    folder: Path
+    name: str | None
+    lang: str
+    run: str
+    build: tuple[str, ...] = ()
+    output: str | None = None
+    sources: tuple[str, ...] = ()
+    requires: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.folder / MANIFEST
+
+
+def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
+    """Read and check ``FOLDER/bot.toml``; raises :class:`ManifestError`."""
+    root = Path(folder).expanduser().resolve()
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise ManifestError(f"{folder}: not a folder")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: missing: a bot folder needs a {MANIFEST}") from None
+    except OSError as error:
+        raise ManifestError(f"{path}: cannot read: {error.strerror}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ManifestError(f"{path}: invalid TOML: {error}") from None
+    return _check(root, path, data)
+
+
+def _check(root: Path, path: Path, data: dict[str, Any]) -> Manifest:
+    def fail(key: str, problem: str) -> ManifestError:
+        return ManifestError(f"{path}: {key}: {problem}")
+
+    for key in data:
+        if key not in _KEYS:
+            raise fail(key, f"unknown key; expected one of {', '.join(_KEYS)}")
+
+    def text(key: str, required: bool = False) -> str | None:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise fail(key, "missing: the command that starts the bot")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise fail(key, f"must be a non-empty string, got {value!r}")
+        return value
+
+    def texts(key: str) -> tuple[str, ...]:
+        value = data.get(key, [])
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise fail(key, "must be a string or an array of non-empty strings")
+        return tuple(value)
+
+    name = text("name")
+    if name is not None and not _NAME.match(name):
+        raise fail("name", f"{name!r} is not a bot name: 1-64 characters from A-Z a-z 0-9 _ . -")
+    lang = text("lang") or "other"
+    if lang not in LANGS:
+        raise fail("lang", f"{lang!r} is not one of {', '.join(LANGS)}")
+    run = text("run", required=True)
+    assert run is not None
+    build = texts("build")
+    for key, commands in (("run", (run,)), ("build", build)):
+        for command in commands:
+            try:
+                if not shlex.split(command):
+                    raise fail(key, "a command is empty")
+            except ValueError as error:
+                raise fail(key, f"cannot parse {command!r}: {error}") from None
+    output = text("output")
+    if output is not None and not _within(root, root / output):
+        raise fail("output", f"{output!r} is outside the bot's folder")
+    requires = text("requires")
+    return Manifest(root, name, lang, run, build, output, texts("sources"), requires)
+
+
+def _within(root: Path, path: Path) -> bool:
+    resolved = path.resolve()
+    return resolved == root or root in resolved.parents
+
+
+def _sources(manifest: Manifest) -> list[Path]:
+    root = manifest.folder
+    if manifest.sources:
+        return [p for pattern in manifest.sources for p in root.glob(pattern) if p.is_file()]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP and not d.startswith(".")]
+        found += [Path(dirpath) / f for f in filenames if not f.startswith(".")]
+    return found
+
+
+def needs_build(manifest: Manifest) -> bool:
+    """Whether the build must run: its output is missing or older than a source (a
+    manifest with a build and no output always builds)."""
+    if not manifest.build:
+        return False
+    if manifest.output is None:
+        return True
+    target = manifest.folder / manifest.output
+    try:
+        built = target.stat().st_mtime
+    except OSError:
+        return True
+    return any(source.stat().st_mtime > built for source in _sources(manifest))
+
+
+def build_folder(manifest: Manifest, *, force: bool = False) -> bool:
+    """Run the manifest's build if needed (or ``force``); True if it ran.
+
+    Each command runs in the folder without a shell; everything it prints goes to
+    ``FOLDER/.arena-build.log``. Raises :class:`BuildError` naming the log.
+    """
+    if not manifest.build or not (force or needs_build(manifest)):
+        return False
+    log_path = manifest.folder / BUILD_LOG
+    try:
+        log = log_path.open("w", encoding="utf-8")
+    except OSError as error:
+        raise BuildError(f"{manifest.folder}: cannot write {BUILD_LOG}: {error.strerror}") from None
+    with log:
+        for command in manifest.build:
+            log.write(f"$ {command}\n")
+            log.flush()
+            problem = _run(shlex.split(command), manifest.folder, log)
+            if problem is not None:
+                raise BuildError(
+                    f"{manifest.folder}: build step {command!r} {problem}; see {log_path}"
+                )
+    return True
+
+
+def _run(argv: list[str], cwd: Path, log: Any) -> str | None:
+    """Why one build command failed, or ``None``."""
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            timeout=BUILD_TIMEOUT,
+            check=False,
+        )
+    except FileNotFoundError:
+        return f"failed: {argv[0]!r} is not installed (not on PATH)"
+    except subprocess.TimeoutExpired:
+        return f"took over {BUILD_TIMEOUT:.0f} s and was stopped"
+    except OSError as error:
+        return f"could not start: {error.strerror}"
+    return None if done.returncode == 0 else f"failed with exit status {done.returncode}"
