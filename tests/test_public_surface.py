@@ -44,7 +44,8 @@ PUBLIC = {
     },
     "arena.text": {"escape_untrusted"},
     "arena": {
-        "__version__"
+        "__version__",
+        "play",  # issue 13 item 6: lazy (module __getattr__), so importing arena stays light
     },
     "arena.engine": {
         "CALL", "CHECK", "DRAW_STARTED", "FOLD", "FULL_DECK", "JOKER", "MAX_CHIPS",
