@@ -15,6 +15,7 @@ _COMMAND_MODULES = (
     "arena.cli._check",
     "arena.cli._demo",
     "arena.cli._doctor",
+    "arena.cli._init",
     "arena.cli._match",
     "arena.cli._new_bot",
     "arena.cli._ratings",
