@@ -45,6 +45,7 @@ import trio
 
 from arena.dealer._endpoint import foreign_listener, tree_cpu_seconds
 from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
+from arena.dealer._leftovers import SOCKET_PREFIX, owner_tag
 from arena.dealer._process import (
     LaunchedConnection,
     Log,
@@ -168,7 +169,7 @@ class LaunchedBot:
 
     def _pick_address(self) -> tuple[str, str]:
         if self.transport == "unix":
-            self._socket_dir = tempfile.mkdtemp(prefix="arena-")
+            self._socket_dir = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{owner_tag()}-")
             return f"unix:{self._socket_dir}/bot.sock", ""
         port = free_tcp_port()
         return f"127.0.0.1:{port}", str(port)
@@ -262,8 +263,7 @@ class LaunchedBot:
             raise RuntimeError(f"{self.name}: already started")
         self._nursery = nursery
         self.sandbox_layer = resolve_sandbox(self.sandbox)
-        if self.sandbox_layer != "off":  # what killed arena processes left (once per process)
-            await trio.to_thread.run_sync(sweep_leftovers)
+        await trio.to_thread.run_sync(sweep_leftovers)  # what killed arena processes left
         try:
             argv, env, cwd = self._prepare()
             assert self.address is not None  # set by _prepare

@@ -48,7 +48,7 @@ _SWEPT: set[int] = set()  # the processes that swept already (by pid: a spawned 
 
 
 def sweep_leftovers() -> list[str]:
-    """Once per process, before its first sandboxed bot: remove the seat folders and
+    """Once per process, before its first launched bot: remove the seat folders and
     cgroups of arena processes that were killed before they (and their supervisors)
     could (:mod:`arena.dealer._leftovers`); what was removed."""
     if os.getpid() in _SWEPT:

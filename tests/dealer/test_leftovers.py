@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.dealer import BotLimits, _leftovers
+from arena.dealer import BotLimits, LaunchedBot, _leftovers
 from arena.dealer._cgroups import _parents, sweep_groups
 from arena.dealer._leftovers import owner_gone, owner_tag, remove_tree, sweep_folders
 from arena.dealer._seatbox import SeatBox, sweep_leftovers
@@ -108,6 +108,11 @@ def test_seat_folders_are_named_after_their_owner():
     assert socket_dir and not os.path.lexists(socket_dir)
     sweep_leftovers()
     assert sweep_leftovers() == []  # once per process
+    unsandboxed = LaunchedBot("off", "true", sandbox="off")
+    address, _port = unsandboxed._pick_address()
+    folder = Path(address.removeprefix("unix:")).parent
+    assert folder.name.startswith(f"arena-sock-{owner_tag()}-")  # swept too, once its owner dies
+    remove_tree(str(folder))
 
 
 def _cgroups_here() -> tuple[str, dict[str, Path]]:
