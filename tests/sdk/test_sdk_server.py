@@ -93,7 +93,9 @@ def test_bot_stops_when_its_stdin_pipe_from_the_arena_closes(tmp_path: Path) -> 
     assert bot.poll() is None, "the bot stopped while the arena was alive"
     bot.stdin.close()
     try:
-        assert bot.wait(timeout=30) == 0
+        # serving: a clean shutdown (0); still starting on a loaded machine: SIGTERM's
+        # default action ends it (watch_the_arena's docstring). Either way it stops.
+        assert bot.wait(timeout=30) in (0, -signal.SIGTERM)
     except subprocess.TimeoutExpired:
         bot.kill()
         bot.wait()
