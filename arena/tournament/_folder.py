@@ -20,9 +20,11 @@ shell: build only folders you would run ``make`` in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
+import signal
 import subprocess
 import tomllib
 from dataclasses import dataclass
@@ -40,6 +42,8 @@ BUILD_TIMEOUT = 900.0
 
 _KEYS = ("name", "lang", "build", "output", "sources", "run", "requires")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")  # arena.tournament._bots.NAME
+_ENV: tuple[str, ...] = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "SHELL")
+_ENV += ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 _SKIP = {"build", "node_modules", "__pycache__"}
 
 
@@ -131,7 +135,11 @@ def _check(root: Path, path: Path, data: dict[str, Any]) -> Manifest:
     if output is not None and not _within(root, root / output):
         raise fail("output", f"{output!r} is outside the bot's folder")
     requires = text("requires")
-    return Manifest(root, name, lang, run, build, output, texts("sources"), requires)
+    sources = texts("sources")
+    for pattern in sources:
+        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+            raise fail("sources", f"{pattern!r} is not a pattern inside the bot's folder")
+    return Manifest(root, name, lang, run, build, output, sources, requires)
 
 
 def _within(root: Path, path: Path) -> bool:
@@ -191,21 +199,33 @@ def build_folder(manifest: Manifest, *, force: bool = False) -> bool:
 
 
 def _run(argv: list[str], cwd: Path, log: Any) -> str | None:
-    """Why one build command failed, or ``None``."""
+    """Why one build command failed, or ``None``.
+
+    The build sees only a few environment variables (no tokens or database passwords
+    of the arena's user) and runs in its own session, so a timeout stops the whole tree.
+    """
+    env = {key: os.environ[key] for key in _ENV if key in os.environ}
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             argv,
             cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            timeout=BUILD_TIMEOUT,
-            check=False,
+            start_new_session=True,
         )
     except FileNotFoundError:
         return f"failed: {argv[0]!r} is not installed (not on PATH)"
-    except subprocess.TimeoutExpired:
-        return f"took over {BUILD_TIMEOUT:.0f} s and was stopped"
     except OSError as error:
         return f"could not start: {error.strerror}"
-    return None if done.returncode == 0 else f"failed with exit status {done.returncode}"
+    try:
+        status = process.wait(timeout=BUILD_TIMEOUT)
+    except BaseException as error:  # the timeout, or Ctrl-C: stop the build's whole tree
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        if isinstance(error, subprocess.TimeoutExpired):
+            return f"took over {BUILD_TIMEOUT:.0f} s and was stopped"
+        raise
+    return None if status == 0 else f"failed with exit status {status}"

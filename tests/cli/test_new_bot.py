@@ -148,6 +148,10 @@ def test_new_bot_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
             "bot.toml: output: '../../etc/passwd' is outside",
         ),
         ("run = [\n", "bot.toml: invalid TOML"),
+        (
+            'run = "a"\nsources = ["/etc/*"]\n',
+            "bot.toml: sources: '/etc/*' is not a pattern inside",
+        ),
     ],
 )
 def test_a_broken_manifest_is_one_line_naming_file_and_key(
@@ -232,3 +236,16 @@ def test_templates_are_package_data_in_pyproject() -> None:
     """A non-editable install ships the templates (pyproject's package-data)."""
     text = (ROOT / "pyproject.toml").read_text()
     assert '"arena.cli" = ["templates/*/*.tmpl"]' in text
+
+
+def test_a_build_sees_only_a_few_environment_variables(tmp_path: Path, monkeypatch) -> None:
+    """A student's build runs without the arena user's secrets in its environment."""
+    from arena.tournament import build_folder
+
+    monkeypatch.setenv("PGPASSWORD", "secret")
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('run = "x"\nbuild = "env"\n')
+    assert build_folder(load_manifest(folder)) is True
+    log = (folder / ".arena-build.log").read_text()
+    assert "PATH=" in log and "secret" not in log
