@@ -110,6 +110,9 @@ class Committer:
                 self._done[match.key] = (match, outcome)
             while (turn := self._next_turn()) is not None:
                 await trio.to_thread.run_sync(self._rate, *turn)
+                _, rated, played = turn
+                if rated is not None and played is not None:  # in Trio's thread, not a worker's
+                    self._on_committed(rated, played)
 
     def _next_turn(self) -> tuple[str, Any, MatchOutcome | None] | None:
         """The next match in schedule order, if it is recorded (taken off the queue)."""
@@ -153,7 +156,7 @@ class Committer:
             )
 
     def _rate(self, key: str, match: Any, outcome: MatchOutcome | None) -> None:
-        """Write the ratings of a recorded match (in its turn), then tell ``on_committed``.
+        """Write the ratings of a recorded match (in its turn; run in a worker thread).
 
         A match played in this run is rated from its outcome (as played), one an earlier
         run recorded from its stored rows; a forfeit has no ratings to write."""
@@ -168,7 +171,6 @@ class Committer:
             self._store.rate_match(
                 self._id, key, lambda current, _s, _r: self._updates(current, seats, result.reason)
             )
-        self._on_committed(match, outcome)
 
     def _updates(
         self, current: RatingReader, seats: Sequence[Any], reason: str | None

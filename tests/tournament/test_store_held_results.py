@@ -58,12 +58,17 @@ env = {{ GATE = "{gate}" }}
                     while time.monotonic() < end:
                         finished = list(records.glob("r*/result.json"))
                         if finished:
-                            await trio.sleep(1.0)  # time to deliver and commit it
-                            seen["finished"] = len(list(records.glob("r*/result.json")))
-                            with sqlite3.connect(config.database) as conn:
-                                seen["committed"] = conn.execute(
-                                    "SELECT count(*) FROM matches"
-                                ).fetchone()[0]
+                            seen["finished"] = len(finished)
+                            # the gate holds the first match for as long as this waits: a
+                            # later match in the store now was recorded ahead of it
+                            while time.monotonic() < end:
+                                with sqlite3.connect(config.database) as conn:
+                                    seen["committed"] = conn.execute(
+                                        "SELECT count(*) FROM matches"
+                                    ).fetchone()[0]
+                                if seen["committed"]:
+                                    break
+                                await trio.sleep(0.1)
                             break
                         await trio.sleep(0.05)
                     gate.write_text("open")

@@ -124,3 +124,24 @@ def test_a_version_1_database_opens_and_resumes(tmp_path: Path) -> None:
     config, progress = _run(path, resume=True)
     assert progress.done == progress.total == len(keys)
     assert _elo_and_chains(config) == expected
+
+
+def test_the_finished_match_callbacks_run_in_trio_s_thread(tmp_path: Path) -> None:
+    """``on_match_finished`` (the live page's hub publishes on Trio channels there) is
+    called from the Trio run, not from the thread that wrote the ratings."""
+    config = load_tournament(write(tmp_path, "thread", bots=MORE_BOTS))
+    seen: list[str] = []
+
+    def finished(match_id: str, result: object) -> None:
+        try:
+            trio.lowlevel.current_task()
+            seen.append("trio")
+        except RuntimeError:
+            seen.append("a worker thread")
+
+    async def main():
+        with Store.open(config.database) as store:
+            return await run_tournament(config, store, on_match_finished=finished)
+
+    progress = trio.run(main)
+    assert seen == ["trio"] * progress.total
