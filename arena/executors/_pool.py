@@ -14,6 +14,14 @@ its bots died with it (each launched bot's supervisor watches its worker). The
 coordinator commits each outcome once per match id, so a match played twice never
 counts twice.
 
+A worker sends a heartbeat (``{"alive": N}``) every few seconds while it plays: one
+silent for :data:`SILENCE_TIMEOUT` seconds (stopped, deadlocked, on a hung file system) is
+killed by its pid, with one line naming it, and replaced as a dead one is. A worker that
+says something malformed (a line that is not a JSON object, an outcome missing a key, a
+``done`` for a match it was not given) is treated as broken the same way, with one line
+naming it; after :data:`MAX_ATTEMPTS` the tournament stops with one line, never a
+traceback.
+
 A worker that exits before it says it is ready is a broken installation, not a bad
 match: one line naming its exit status and the tail of its stderr, not a retry loop.
 Each worker's stderr goes to ``<records>/workers/<name>.stderr.log``.
@@ -52,12 +60,22 @@ STOP_GRACE = 5.0
 READY_TIMEOUT = 120.0
 """Seconds a new worker has to import arena and say it is ready."""
 
+SILENCE_TIMEOUT = 30.0
+"""Seconds without a line from a playing worker (it sends a heartbeat every
+:data:`arena.executors.worker.HEARTBEAT` seconds) before it is killed and replaced."""
+
 WORKER_COMMAND = (sys.executable, "-m", "arena.executors.worker")
 """How a worker is started (``--name NAME`` is added)."""
 
 
 class WorkerDied(Exception):
-    """A worker's pipe closed before it answered (killed, or crashed)."""
+    """A worker's pipe closed before it answered (killed, or crashed), it fell silent,
+    or it said something malformed; ``why`` says which (after its name)."""
+
+    def __init__(self, name: str, why: str = "died") -> None:
+        super().__init__(f"worker process {name} {why}")
+        self.name = name
+        self.why = why
 
 
 class _Worker:
@@ -89,8 +107,20 @@ class _Worker:
             self._buffer += chunk
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer = bytearray(rest)
-        message: dict[str, Any] = json.loads(line)
+        try:
+            message = json.loads(line)
+        except ValueError:  # not JSON, or not UTF-8
+            message = None
+        if not isinstance(message, dict):
+            shown = escape_untrusted(line[:80].decode("utf-8", "replace"), one_line=True)
+            raise WorkerDied(self.name, f"sent a line that is not a JSON object ({shown!r})")
         return message
+
+    def kill(self) -> None:
+        """SIGKILL it now (a stopped or stuck worker would not act on SIGTERM)."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
 
     async def stop(self) -> None:
         """Close its stdin, SIGTERM, and after :data:`STOP_GRACE` s SIGKILL; reap it."""
@@ -201,15 +231,19 @@ class ProcessExecutor:
                     try:
                         outcome, live = await self._play(worker, spec, job, release)
                         break
-                    except WorkerDied:
+                    except WorkerDied as died:
+                        if died.why != "died":  # silent or malformed: it is still running
+                            worker.kill()
+                            job.note(f"{died}: killed; match {spec.key} is played again")
                         await self._forget(worker)
                         worker, release = None, []
                         view.lost()
                         self.replaced += 1
                         if attempt == MAX_ATTEMPTS:
                             raise TournamentError(
-                                f"match {spec.key}: its worker process died {attempt} times "
-                                f"(see {self._log_dir(job)}); nothing of it was recorded, "
+                                f"match {spec.key}: its worker process died, fell silent or "
+                                f"was broken {attempt} times (last: {died}; see "
+                                f"{self._log_dir(job)}); nothing of it was recorded, "
                                 f"`arena tournament resume {job.config.source}` plays it again"
                             ) from None
                 view.played(release, live)
@@ -226,10 +260,16 @@ class ProcessExecutor:
         self, worker: _Worker, spec: MatchSpec, job: Job, release: list[str]
     ) -> tuple[MatchOutcome, dict[str, int]]:
         """Play ``spec`` in ``worker`` after it stops ``release``; the outcome, and the
-        launched bots the worker runs afterwards."""
+        launched bots the worker runs afterwards. :class:`WorkerDied` if it dies, falls
+        silent or says something malformed."""
         await worker.send({"play": spec.to_dict(), "release": release})
         while True:
-            message = await worker.receive()
+            message: dict[str, Any] | None = None
+            with trio.move_on_after(SILENCE_TIMEOUT):
+                message = await worker.receive()
+            if message is None:  # nothing, not even a heartbeat
+                pid = worker.process.pid
+                raise WorkerDied(worker.name, f"(pid {pid}) was silent for {SILENCE_TIMEOUT:g} s")
             if "note" in message:
                 job.note(str(message["note"]))
             elif "started" in message:
@@ -237,10 +277,12 @@ class ProcessExecutor:
                 if started is not None:
                     started(spec.match_id, list(spec.seats), spec.match_settings())
             elif "failed" in message:
-                raise TournamentError(str(message["error"]))
+                error = message.get("error")
+                if not isinstance(error, str):
+                    raise WorkerDied(worker.name, "said a match failed without saying why")
+                raise TournamentError(error)
             elif "done" in message:
-                live = {str(k): int(v) for k, v in dict(message.get("live") or {}).items()}
-                return MatchOutcome.from_dict(message["outcome"]), live
+                return _done(worker.name, spec, message)
 
     def _log_dir(self, job: Job) -> Path:
         return job.config.output / job.config.name / "workers"
@@ -280,6 +322,21 @@ class ProcessExecutor:
     async def _forget(self, worker: _Worker) -> None:
         self._live.pop(worker.name, None)
         await worker.stop()
+
+
+def _done(
+    name: str, spec: MatchSpec, message: dict[str, Any]
+) -> tuple[MatchOutcome, dict[str, int]]:
+    """A ``done`` message's outcome and live bots; :class:`WorkerDied` if it is malformed
+    or for another match than ``spec`` (a broken worker: its match is played again)."""
+    if message["done"] != spec.match_id:
+        raise WorkerDied(name, f"answered for a match it was not given (playing {spec.key})")
+    try:
+        live = {str(k): int(v) for k, v in dict(message.get("live") or {}).items()}
+        return MatchOutcome.from_dict(message["outcome"]), live
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        why = escape_untrusted(str(error), one_line=True)[:120]
+        raise WorkerDied(name, f"sent a malformed outcome for match {spec.key} ({why})") from None
 
 
 def _count(failed: dict[str, tuple[str, int]], name: str, tail: str, matches: int) -> None:

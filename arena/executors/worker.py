@@ -3,7 +3,8 @@
 Started by :class:`arena.executors.ProcessExecutor` with :mod:`subprocess` (never forked
 from a process running gRPC). It speaks JSON lines on its stdin and stdout:
 
-- it sends ``{"ready": PID}`` once, then for each match ``{"started": ID}``,
+- it sends ``{"ready": PID}`` once, then ``{"alive": N}`` every :data:`HEARTBEAT`
+  seconds (the coordinator kills a worker silent for much longer), and for each match ``{"started": ID}``,
   ``{"note": TEXT}`` (said once per worker) and ``{"done": ID, "outcome": {...}, "live":
   {NAME: N}}`` (``live``: the launched bots it has running after the match, and how many
   instances each), or ``{"failed": ID, "error": LINE}`` for an error that stops the
@@ -24,7 +25,9 @@ Under duplicate dealing each bot has one instance per rotation (instance ``k`` p
 table ``k``, issue 9; a released instance started again is a fresh process for the same
 table). Launched bots' logs go to ``<records>/bots/<worker name>/`` (an earlier run's as
 ``NAME.stderr.run-N.log``). A match's folder is emptied before it is played: what is
-there is a half-written one from a worker that died.
+there is a half-written one from a worker that died; a spec whose key is not one safe
+folder name, or whose folder is not ``<records>/<key>``, is refused (it came from a
+database someone else may write: its folder is never deleted).
 
 Its own stdout is kept for the protocol: anything else that prints lands on stderr.
 """
@@ -34,6 +37,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -46,10 +50,15 @@ from typing import Any
 import trio
 
 from arena.dealer import BotDriver, BotStartError
+from arena.text import escape_untrusted
 from arena.tournament import MatchOutcome, MatchSpec, TournamentError, open_builtin_bot, play_match
+from arena.tournament._bounds import BoundError, check_tournament_name
 from arena.tournament._budget import counts, keep_logs
 from arena.tournament._errors import expected_error
 from arena.tournament._not_started import error_tail
+
+HEARTBEAT = 2.0
+"""Seconds between a worker's ``{"alive": N}`` lines (see ``_pool.SILENCE_TIMEOUT``)."""
 
 
 class WorkerBots:
@@ -158,10 +167,26 @@ async def play_one(spec: MatchSpec, bots: WorkerBots) -> MatchOutcome:
     tables, missing = await bots.tables(spec)
     if missing:
         return MatchOutcome(None, not_started=missing)
-    folder = Path(spec.folder)
+    folder = safe_folder(spec)
     if folder.exists():  # a half-written folder of a worker that died: replaced
         shutil.rmtree(folder)
     return await play_match(spec, tables)
+
+
+def safe_folder(spec: MatchSpec) -> Path:
+    """The match's folder, once its key is one safe folder name and the folder is that
+    name in its records folder; a :class:`TournamentError` otherwise (it is not deleted)."""
+    folder = Path(spec.folder)
+    try:
+        check_tournament_name(spec.key)
+    except BoundError as error:
+        raise TournamentError(f"match key refused: {error}") from None
+    if folder.name != spec.key or ".." in folder.parts or folder.is_symlink():
+        shown = escape_untrusted(spec.folder, one_line=True)[:200]
+        raise TournamentError(
+            f"match {spec.key}: its folder {shown!r} is not <records>/{spec.key}: refused"
+        )
+    return folder
 
 
 class _Wire:
@@ -171,9 +196,12 @@ class _Wire:
         self._receive = receive
         self._send = send
         self._buffer = bytearray()
+        self._sending = trio.Lock()  # the heartbeat and the matches share the pipe
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self._send.send_all(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        async with self._sending:
+            await self._send.send_all(line)
 
     async def receive(self) -> dict[str, Any] | None:
         """The next message; ``None`` at the end of the stream."""
@@ -207,8 +235,14 @@ async def serve(wire: _Wire, name: str, *, max_live: int | None = None) -> None:
                 async for _ in signals:
                     nursery.cancel_scope.cancel()  # bots closed on the way out
 
+        async def heartbeat() -> None:
+            for beat in itertools.count(1):
+                await trio.sleep(HEARTBEAT)
+                await wire.send({"alive": beat})
+
         nursery.start_soon(read)
         nursery.start_soon(stop_on_sigterm)
+        nursery.start_soon(heartbeat)
         async with contextlib.AsyncExitStack() as stack:
             await _play_each(wire, WorkerBots(stack, name, max_live=max_live), specs)
         nursery.cancel_scope.cancel()

@@ -181,13 +181,27 @@ class MatchOutcome:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchOutcome:
-        raw = data["result"]
-        result = None
-        if raw is not None:
-            faults = [FaultRecord(**fault) for fault in raw["faults"]]
-            result = MatchResult(**{**raw, "faults": faults})
-        seats = [SeatSummary(**{**s, "units": tuple(s["units"])}) for s in data["seats"]]
-        return cls(result, data["block"], seats, data["summary"], dict(data["not_started"]))
+        """The outcome a worker sent; a :class:`ValueError` saying what is wrong if it is
+        malformed (a key missing, a value of the wrong shape), never a KeyError/TypeError."""
+        try:
+            raw = data["result"]
+            result = None
+            if raw is not None:
+                faults = [FaultRecord(**fault) for fault in raw["faults"]]
+                result = MatchResult(**{**raw, "faults": faults})
+            seats = [SeatSummary(**{**s, "units": tuple(s["units"])}) for s in data["seats"]]
+            summary, not_started = data["summary"], data["not_started"]
+            if not isinstance(summary, dict) or not isinstance(not_started, dict):
+                raise TypeError("summary and not_started must be objects")
+            block = data["block"]
+            if not isinstance(block, int):
+                raise TypeError("block must be a whole number")
+            started = {str(k): str(v) for k, v in not_started.items()}
+            return cls(result, block, seats, summary, started)
+        except KeyError as error:
+            raise ValueError(f"malformed match outcome: no {error}") from None
+        except (TypeError, AttributeError) as error:
+            raise ValueError(f"malformed match outcome: {error}") from None
 
 
 Deliver = Callable[[MatchSpec, MatchOutcome], Awaitable[None]]
