@@ -127,8 +127,10 @@ class TournamentConfig:
     """Bot name -> the Ray custom resources its matches' nodes need (the bots'
     ``ray_resources``); Ray only, not stored, never part of a bot's :meth:`BotSpec.to_dict`."""
     max_live_bots: int | None = None
-    """``tournament.max_live_bots``: a bound on live bot processes (at least one match's);
-    ``None``, no bound. Not stored: a tournament may resume with another bound."""
+    """``tournament.max_live_bots``: a bound on live launched bot processes per process
+    that plays matches (at least one match's); ``None``: the default bound
+    (``DEFAULT_MAX_LIVE_BOTS`` in ``_budget``). Not stored: a tournament may resume with
+    another bound."""
     seed: int
     seed_drawn: bool = False
     output: Path
