@@ -19,6 +19,12 @@ Pinning: ``resources`` maps a bot's name to Ray custom resources (``{"gpu-bot":
 bots asks for, so it runs only on a node started with that resource (``ray start
 --resources='{"gpu_box": 1}'``), which also bounds how many such matches run there at once.
 Each task reserves ``num_cpus`` (1): a cluster of N CPUs plays N matches at once.
+A task runs on one node, so before the first task each match's whole request (its CPUs
+and its bots' resources) is checked against each alive node (``ray.nodes()``): a match
+that no single node can run (2 of a resource two nodes have 1 each, two pinned bots whose
+resources are on different nodes, more CPUs than any node has) is one line naming it and
+its bots, not a wait for ever; while playing, a match waiting that no alive node can run
+for :data:`INFEASIBLE_GRACE` seconds (its node was lost and none came back) is one line too.
 
 Every node must see the tournament's files at the same paths (the bots' programs, the
 records folder: one checkout on a shared file system), and have arena installed in the
@@ -56,6 +62,13 @@ PROBE_SECONDS = 10.0
 
 WAIT_SECONDS = 0.2
 """How long one ``ray.wait`` call blocks (the granularity of a Ctrl-C while waiting)."""
+
+INFEASIBLE_GRACE = 60.0
+"""Seconds a submitted match may fit no alive node (a node lost, a new one starting) before
+the tournament stops with one line."""
+
+RECHECK_SECONDS = 5.0
+"""How often, while matches wait, the alive nodes are checked against what they need."""
 
 Resources = Mapping[str, Mapping[str, float]]
 """Bot name -> the Ray custom resources a node needs to run that bot's matches."""
@@ -181,6 +194,54 @@ async def _play_here(spec: MatchSpec) -> tuple[MatchOutcome, list[str]]:
         return outcome, list(bots.notes)
 
 
+def task_request(spec: MatchSpec, resources: Resources, num_cpus: float) -> dict[str, float]:
+    """Everything ``spec``'s task needs from the one node it runs on: its CPUs and the
+    custom resources of :func:`task_resources`."""
+    wanted = task_resources(spec, resources)
+    if num_cpus > 0:
+        wanted["CPU"] = max(wanted.get("CPU", 0.0), float(num_cpus))
+    return wanted
+
+
+def alive_nodes(nodes: list[dict[str, Any]]) -> list[dict[str, float]]:
+    """The total resources of each alive node of a ``ray.nodes()`` answer."""
+    return [dict(node.get("Resources") or {}) for node in nodes if node.get("Alive")]
+
+
+def unplaceable(
+    specs: list[MatchSpec], resources: Resources, num_cpus: float, nodes: list[dict[str, float]]
+) -> tuple[MatchSpec, dict[str, float]] | None:
+    """The first spec (and its request) that no node of ``nodes`` can run alone."""
+    seen: set[tuple[tuple[str, float], ...]] = set()
+    for spec in specs:
+        wanted = task_request(spec, resources, num_cpus)
+        key = tuple(sorted(wanted.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        if not any(all(node.get(r, 0.0) >= n for r, n in wanted.items()) for node in nodes):
+            return spec, wanted
+    return None
+
+
+def _no_node_line(
+    spec: MatchSpec, wanted: Mapping[str, float], nodes: list[dict[str, float]]
+) -> str:
+    asks = ", ".join(f"{r} x {n:g}" for r, n in sorted(wanted.items()))
+    bots = ", ".join(repr(name) for name in dict.fromkeys(spec.seats))
+    names = sorted(wanted)
+    shown = (
+        "; ".join(", ".join(f"{r} {node.get(r, 0.0):g}" for r in names) for node in nodes)
+        or "none alive"
+    )
+    return escape_untrusted(
+        f"match {spec.key} (bots {bots}) needs {asks} on one Ray node, and no alive node has "
+        f"all of that (the nodes have: {shown}); start such a node (`ray start --address=... "
+        "--num-cpus=... --resources=...`) or change the bots' ray_resources",
+        one_line=True,
+    )
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Placement:
     """Where a match's task ran the time it was recorded (for tests and logs)."""
@@ -281,12 +342,14 @@ class RayExecutor:
             max_retries=self.max_retries, retry_exceptions=False, num_cpus=self.num_cpus
         )(run_task)
         have = ray.cluster_resources()
-        self._check_resources(job, have)
+        nodes = alive_nodes(ray.nodes())
+        self._check_resources(job, nodes)
         limit = self.max_in_flight or max(1, 2 * int(have.get("CPU", 1)))
         queue = list(reversed(job.specs))
         pending: dict[Any, MatchSpec] = {}
         failed: dict[str, tuple[str, int]] = {}
         said: set[str] = set()
+        watch = _Feasible(self, ray)
         try:
             while queue or pending:
                 while queue and len(pending) < limit:
@@ -300,6 +363,8 @@ class RayExecutor:
                     ray.wait, list(pending), num_returns=1, timeout=WAIT_SECONDS
                 )
                 ready, _ = await trio.to_thread.run_sync(wait, abandon_on_cancel=True)
+                if not ready:
+                    await watch.check(list(pending.values()))
                 for ref in ready:
                     spec = pending.pop(ref)
                     answer = await trio.to_thread.run_sync(self._answer, ray, ref, spec)
@@ -311,17 +376,21 @@ class RayExecutor:
         for name, (tail, count) in sorted(failed.items()):
             job.note(start_note(name, tail, count, job.config.source))
 
-    def _check_resources(self, job: Job, have: Mapping[str, float]) -> None:
-        """A pinned bot whose resource no node has would wait forever: one line instead."""
+    def _check_resources(self, job: Job, nodes: list[dict[str, float]]) -> None:
+        """A match no single alive node can run would wait forever: one line instead (a
+        pinned bot whose resource no node has enough of, then any match's whole request)."""
         playing = {name for spec in job.specs for name in spec.seats}
         for name in sorted(playing & set(self.resources)):
             for resource, amount in sorted(self.resources[name].items()):
-                if have.get(resource, 0.0) < amount:
+                if max((node.get(resource, 0.0) for node in nodes), default=0.0) < amount:
                     raise TournamentError(
                         f"bot {name!r} needs Ray resource {resource!r} x {amount:g}, which no "
                         f"node of the cluster has (start one with `ray start --address=... "
                         f"--resources='{{\"{resource}\": {amount:g}}}'`)"
                     )
+        found = unplaceable(list(job.specs), self.resources, self.num_cpus, nodes)
+        if found is not None:
+            raise TournamentError(_no_node_line(*found, nodes))
 
     def _answer(self, ray: Any, ref: Any, spec: MatchSpec) -> dict[str, Any]:
         """The task's answer; a TournamentError line when it failed past its retries."""
@@ -361,3 +430,31 @@ class RayExecutor:
             failed[name] = (tail, count + 1)
         self.placements[spec.key] = Placement(str(answer["node"]), int(answer["pid"]))
         await job.deliver(spec, outcome)
+
+
+class _Feasible:
+    """While matches wait: every :data:`RECHECK_SECONDS`, whether each still fits an alive
+    node; one that has fit none for :data:`INFEASIBLE_GRACE` seconds stops the tournament
+    (Ray would keep it pending for ever)."""
+
+    def __init__(self, executor: RayExecutor, ray: Any) -> None:
+        self._executor = executor
+        self._ray = ray
+        self._next = trio.current_time() + RECHECK_SECONDS
+        self._since: float | None = None
+
+    async def check(self, pending: list[MatchSpec]) -> None:
+        now = trio.current_time()
+        if now < self._next or not pending:
+            return
+        self._next = now + RECHECK_SECONDS
+        nodes = alive_nodes(await trio.to_thread.run_sync(self._ray.nodes))
+        executor = self._executor
+        found = unplaceable(pending, executor.resources, executor.num_cpus, nodes)
+        if found is None:
+            self._since = None
+            return
+        if self._since is None:
+            self._since = now
+        if now - self._since >= INFEASIBLE_GRACE:
+            raise TournamentError(_no_node_line(*found, nodes))

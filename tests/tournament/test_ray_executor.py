@@ -29,7 +29,7 @@ import pytest
 import trio
 from processes import alive
 
-from arena.executors._ray import RayExecutor, task_resources
+from arena.executors._ray import RayExecutor, alive_nodes, task_resources, unplaceable
 from arena.tournament import (
     MatchSpec,
     Store,
@@ -133,6 +133,77 @@ class TestWithoutACluster:
         with pytest.raises(TournamentError) as error:
             play(path, RayExecutor(address=None))
         assert "arena[ray]" in str(error.value) and "\n" not in str(error.value)
+
+
+def _spec(key: str, seats: tuple[str, ...]) -> MatchSpec:
+    return MatchSpec(
+        match_id=f"t/{key}",
+        key=key,
+        seed=1,
+        seats=seats,
+        bots=(),
+        context={},
+        settings={},
+        folder="/nowhere",
+    )
+
+
+SPLIT = [  # ray.nodes() of a head of 1 CPU and two nodes: {box: 1, a: 1} and {box: 1, b: 1}
+    {"Alive": True, "Resources": {"CPU": 1.0}},
+    {"Alive": True, "Resources": {"CPU": 1.0, "box": 1.0, "a": 1.0}},
+    {"Alive": True, "Resources": {"CPU": 1.0, "box": 1.0, "b": 1.0}},
+    {"Alive": False, "Resources": {"CPU": 8.0, "box": 2.0, "a": 1.0, "b": 1.0}},
+]
+
+INFEASIBLE = {  # audit of issue 12 item 3: each fits the cluster's total, no single node
+    "two-of-a-resource-one-per-node": ({"calling-station": {"box": 2}}, 1.0),
+    "pinned-bots-on-different-nodes": ({"calling-station": {"a": 1}, "rule-based": {"b": 1}}, 1.0),
+    "num-cpus-above-any-node": ({}, 2.0),
+}
+
+
+class TestWhereAMatchCanRun:
+    """Issue 12 item 3 (audit): a task runs on one node, so a match is checked against
+    each alive node's resources, not the cluster's total."""
+
+    @pytest.mark.parametrize("case", sorted(INFEASIBLE))
+    def test_a_match_no_single_node_can_run_is_found(self, case: str) -> None:
+        resources, cpus = INFEASIBLE[case]
+        spec = _spec("r1-m1", ("calling-station", "rule-based"))
+        found = unplaceable([spec], resources, cpus, alive_nodes(SPLIT))
+        assert found is not None and found[0] is spec
+
+    def test_a_match_one_node_can_run_is_not(self) -> None:
+        spec = _spec("r1-m1", ("calling-station", "rule-based"))
+        resources = {"calling-station": {"a": 1, "box": 1}, "rule-based": {"box": 1}}
+        assert unplaceable([spec], resources, 1.0, alive_nodes(SPLIT)) is None
+
+    def test_a_match_left_without_a_node_stops_the_run_in_one_line(self, monkeypatch) -> None:
+        """While playing: a waiting match no alive node fits (its node lost, none back)
+        stops the tournament past INFEASIBLE_GRACE, in one line naming it and its bots."""
+        from arena.executors import _ray
+
+        monkeypatch.setattr(_ray, "RECHECK_SECONDS", 0.0)
+        monkeypatch.setattr(_ray, "INFEASIBLE_GRACE", 0.0)
+        nodes = SPLIT[:1]
+
+        class FakeRay:
+            @staticmethod
+            def nodes():
+                return nodes
+
+        executor = RayExecutor(resources={"gated": {"spare": 1}})
+        spec = _spec("r1-m2", ("gated", "rule-based"))
+
+        async def main():
+            watch = _ray._Feasible(executor, FakeRay)
+            await watch.check([_spec("r1-m1", ("rule-based", "calling-station"))])
+            await watch.check([spec])
+
+        with pytest.raises(TournamentError) as error:
+            trio.run(main)
+        line = str(error.value)
+        assert "\n" not in line and "r1-m2" in line and "'gated'" in line and "spare" in line
 
 
 @dataclasses.dataclass
@@ -284,6 +355,15 @@ def test_a_bot_pinned_to_a_resource_no_node_has_is_one_line(tmp_path: Path, clus
         play(write(tmp_path, "nowhere", LAUNCHED), executor)
     line = str(error.value)
     assert "\n" not in line and "'launched'" in line and "'tpu_pod'" in line
+
+
+def test_a_match_needing_more_cpus_than_any_node_is_one_line(tmp_path: Path, cluster) -> None:
+    """num_cpus = 2 on nodes of 1 CPU each (3 in all): refused at start in one line naming
+    the match and its bots, not a wait for ever (issue 12 item 3, audit)."""
+    with pytest.raises(TournamentError) as error:
+        play(write(tmp_path, "wide", "", hands=4), RayExecutor(num_cpus=2))
+    line = str(error.value)
+    assert "\n" not in line and "CPU x 2" in line and "'rule-based'" in line
 
 
 def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Path, cluster) -> None:
