@@ -24,7 +24,9 @@ traceback.
 
 A worker that exits before it says it is ready is a broken installation, not a bad
 match: one line naming its exit status and the tail of its stderr, not a retry loop.
-Each worker's stderr goes to ``<records>/workers/<name>.stderr.log``.
+Each worker's stderr goes to ``<records>/workers/<name>.stderr.log``; a worker's name is
+one no earlier run of the tournament used (a ``resume`` never overwrites the log that the
+last error named, nor its bots' logs in ``<records>/bots/<name>/``).
 
 Ctrl-C (or any error): every worker is sent SIGTERM (it closes its bots and exits), and
 killed after :data:`STOP_GRACE` seconds; what was committed stays, ``resume`` plays the
@@ -289,12 +291,16 @@ class ProcessExecutor:
 
     async def _start(self, job: Job, max_live_bots: int) -> _Worker:
         """A new worker, once it said it is ready; a TournamentError if it exits first."""
-        self._started += 1
-        name = f"worker-{self._started}"
         logs = self._log_dir(job)
         logs.mkdir(parents=True, exist_ok=True)
-        path = logs / f"{name}.stderr.log"
-        stderr = path.open("wb")
+        bots = job.config.output / job.config.name / "bots"
+        while True:  # a name no earlier run used: its logs are what an error named
+            self._started += 1
+            name = f"worker-{self._started}"
+            path = logs / f"{name}.stderr.log"
+            if not path.exists() and not (bots / name).exists():
+                break
+        stderr = path.open("xb")
         try:
             process = await trio.lowlevel.open_process(
                 [*self.command, "--name", name, "--max-live-bots", str(max_live_bots)],
