@@ -31,9 +31,10 @@ records folder: one checkout on a shared file system), and have arena installed 
 interpreter Ray runs. Ray is imported only when :meth:`RayExecutor.connect` (or
 :meth:`~RayExecutor.run`) is called. Before ``ray.init`` dials a cluster, a plain TCP
 connect checks that something listens where Ray would dial (``ray.init`` retries an
-address with no cluster for minutes): a wrong address is one line at once. Ray's own
-logs stay in its session folder (``log_to_driver=False``): nothing a bot or a worker prints
-reaches the terminal, and bots' output goes to their log files as with any executor.
+address with no cluster for minutes): a wrong address is one line at once. While
+``ray.init`` connects, file descriptor 2 goes to a temporary file (Ray's C++ core prints
+its connection warnings there). Ray's own logs stay in its session folder
+(``log_to_driver=False``): nothing a bot or a worker prints reaches the terminal, and bots' output goes to their log files as with any executor.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ import importlib
 import logging
 import os
 import socket
-from collections.abc import Mapping
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import trio
@@ -146,6 +149,26 @@ def _speaks_http2(sock: socket.socket) -> bool:
             return False
         head += chunk
     return head[3] == 0x04
+
+
+@contextlib.contextmanager
+def _stderr_aside() -> Iterator[None]:
+    """File descriptor 2 into a temporary file while Ray connects: its C++ core prints
+    warnings there (``rpc_client.h ... Failed to connect to GCS``) that would reach the
+    terminal beside our one line. Called before any other thread writes to it."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with tempfile.TemporaryFile() as aside:
+            os.dup2(aside.fileno(), 2)
+            try:
+                yield
+            finally:
+                with contextlib.suppress(ValueError, OSError):
+                    sys.stderr.flush()
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
 
 
 def _unreachable(address: str, why: str, source: str) -> TournamentError:
@@ -315,13 +338,14 @@ class RayExecutor:
         if self.address is not None:
             _probe(self.address, self.source)
         try:
-            ray.init(
-                address=self.address,
-                log_to_driver=False,
-                logging_level=logging.ERROR,
-                include_dashboard=False,
-                configure_logging=True,
-            )
+            with _stderr_aside():
+                ray.init(
+                    address=self.address,
+                    log_to_driver=False,
+                    logging_level=logging.ERROR,
+                    include_dashboard=False,
+                    configure_logging=True,
+                )
         except (ConnectionError, RuntimeError, ValueError, ray.exceptions.RayError) as error:
             where = "a private Ray on this machine" if self.address is None else self.address
             line = escape_untrusted(str(error).strip().splitlines()[-1] if str(error) else "")
