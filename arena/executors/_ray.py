@@ -448,7 +448,13 @@ class RayExecutor:
             if note not in said:
                 said.add(note)
                 job.note(str(note))
-        outcome = MatchOutcome.from_dict(answer["outcome"])
+        try:
+            outcome = MatchOutcome.from_dict(answer["outcome"])
+        except (KeyError, ValueError) as error:  # not what run_task returns: a broken install
+            why = escape_untrusted(str(error), one_line=True)[:200]
+            raise TournamentError(
+                f"match {spec.key}: its Ray task answered badly ({why})"
+            ) from None
         for name, tail in outcome.not_started.items():
             _, count = failed.get(name, (tail, 0))
             failed[name] = (tail, count + 1)
