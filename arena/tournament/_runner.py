@@ -7,9 +7,9 @@ that have no committed result, none twice (the store refuses a second result for
 Where the matches run is an :class:`~arena.tournament._executor.Executor`'s business:
 the in-process one (:mod:`arena.tournament._inprocess`, the default) or a pool of worker
 processes (:mod:`arena.executors`). Each hands back one outcome per match; this module
-alone writes results, once per match id, and commits them in schedule order (a match
-that ends early is held until those scheduled before it are committed), so live Elo,
-which moves in the order results are recorded, is the same however many tables or
+alone writes results, once per match id: each as it arrives, its Elo update in
+schedule order (a match that ends early is rated once those scheduled before it are,
+see :mod:`arena.tournament._commit`), so live Elo is the same however many tables or
 workers played. Matches with a bot that dials in are committed as they end: when
 they play depends on when their bots are connected.
 """
