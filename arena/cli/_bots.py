@@ -51,8 +51,8 @@ def build_folder_bots(specs: list[BotSpec] | tuple[BotSpec, ...], *, strict: boo
         try:
             manifest = load_manifest(spec.folder)
             if build_folder(manifest):
-                click.echo(f"built {spec.name} ({spec.folder})", err=True)
-        except (ManifestError, BuildError) as error:
+                click.echo(f"built {spec.name} ({escape_untrusted(str(spec.folder))})", err=True)
+        except (ManifestError, BuildError, OSError) as error:
             line = f"bot {spec.name!r}: {escape_untrusted(str(error))}"
             if strict:
                 raise click.ClickException(line) from None

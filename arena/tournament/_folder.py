@@ -25,6 +25,7 @@ import os
 import re
 import shlex
 import signal
+import stat
 import subprocess
 import tomllib
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ MANIFEST = "bot.toml"
 
 LANGS = ("python", "node", "cpp", "other")
 BUILD_LOG = ".arena-build.log"
+MANIFEST_BYTES = 64 * 1024
+"""The largest ``bot.toml`` read (a manifest is a few lines)."""
 """Where a folder's build writes its output (in the folder)."""
 BUILD_TIMEOUT = 900.0
 """Seconds a build may take before it is stopped and counted failed."""
@@ -80,14 +83,29 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
     if not root.is_dir():
         raise ManifestError(f"{folder}: not a folder")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(_read_manifest(path))
     except FileNotFoundError:
         raise ManifestError(f"{path}: missing: a bot folder needs a {MANIFEST}") from None
     except OSError as error:
         raise ManifestError(f"{path}: cannot read: {error.strerror}") from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ManifestError(f"{path}: invalid TOML: {error}") from None
+    except RecursionError:  # arrays nested thousands deep
+        raise ManifestError(f"{path}: invalid TOML: nested too deeply") from None
     return _check(root, path, data)
+
+
+def _read_manifest(path: Path) -> str:
+    """The manifest's text: a regular file in the folder itself (never a link a student
+    planted to a file elsewhere), at most ``MANIFEST_BYTES``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ManifestError(f"{path}: not a regular file")
+        data = file.read(MANIFEST_BYTES + 1)
+    if len(data) > MANIFEST_BYTES:
+        raise ManifestError(f"{path}: larger than {MANIFEST_BYTES // 1024} KiB")
+    return data.decode("utf-8")
 
 
 def _check(root: Path, path: Path, data: dict[str, Any]) -> Manifest:
@@ -170,7 +188,16 @@ def needs_build(manifest: Manifest) -> bool:
         built = target.stat().st_mtime
     except OSError:
         return True
-    return any(source.stat().st_mtime > built for source in _sources(manifest))
+    return any(_mtime(source) > built for source in _sources(manifest))
+
+
+def _mtime(path: Path) -> float:
+    """When ``path`` changed; 0 for an entry that cannot be read (a dangling or looping
+    link a student left), which then never asks for a build."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def build_folder(manifest: Manifest, *, force: bool = False) -> bool:
@@ -182,8 +209,11 @@ def build_folder(manifest: Manifest, *, force: bool = False) -> bool:
     if not manifest.build or not (force or needs_build(manifest)):
         return False
     log_path = manifest.folder / BUILD_LOG
-    try:
-        log = log_path.open("w", encoding="utf-8")
+    try:  # a fresh file: never through a link planted in the folder's place of the log
+        with contextlib.suppress(FileNotFoundError):
+            log_path.unlink()
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        log = os.fdopen(fd, "w", encoding="utf-8")
     except OSError as error:
         raise BuildError(f"{manifest.folder}: cannot write {BUILD_LOG}: {error.strerror}") from None
     with log:
@@ -222,10 +252,16 @@ def _run(argv: list[str], cwd: Path, log: Any) -> str | None:
     try:
         status = process.wait(timeout=BUILD_TIMEOUT)
     except BaseException as error:  # the timeout, or Ctrl-C: stop the build's whole tree
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        _stop_session(process.pid)
         process.wait()
         if isinstance(error, subprocess.TimeoutExpired):
             return f"took over {BUILD_TIMEOUT:.0f} s and was stopped"
         raise
+    _stop_session(process.pid)  # nothing a build started in the background outlives it
     return None if status == 0 else f"failed with exit status {status}"
+
+
+def _stop_session(leader: int) -> None:
+    """SIGKILL what is left of the build step's session (its process group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(leader, signal.SIGKILL)

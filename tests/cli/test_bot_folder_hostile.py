@@ -1,0 +1,92 @@
+"""A hostile submission folder (issue 13 audit): it must not crash a league, overwrite a
+file through a planted link, or leave its build's processes running.
+
+The build itself still runs outside the sandbox (the issue note says so); these are the
+defects a folder can use without even a suspicious build command.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.tournament import ManifestError, build_folder, load_manifest
+from arena.tournament._folder import needs_build
+
+
+def _folder(tmp_path: Path, manifest: str) -> Path:
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(manifest)
+    (folder / "bot.py").write_text("print('hi')\n")
+    return folder
+
+
+def test_a_planted_build_log_link_never_overwrites_its_target(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    folder = _folder(tmp_path, 'name = "s"\nrun = "{python} bot.py"\nbuild = ["true"]\n')
+    (folder / ".arena-build.log").symlink_to(victim)
+    build_folder(load_manifest(folder), force=True)
+    assert victim.read_text() == "precious"
+    assert not (folder / ".arena-build.log").is_symlink()
+
+
+def test_a_dangling_source_link_is_not_a_crash(tmp_path: Path) -> None:
+    folder = _folder(
+        tmp_path, 'name = "s"\nrun = "{python} bot.py"\nbuild = ["true"]\noutput = "bot.py"\n'
+    )
+    (folder / "gone.c").symlink_to(tmp_path / "nowhere")
+    (folder / "loop.c").symlink_to(folder / "loop.c")
+    assert needs_build(load_manifest(folder)) in (True, False)
+
+
+@pytest.mark.parametrize("kind", ["deep", "huge", "link"])
+def test_a_hostile_manifest_is_one_manifest_error(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "student"
+    folder.mkdir()
+    if kind == "deep":
+        (folder / "bot.toml").write_text("build = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    elif kind == "huge":
+        (folder / "bot.toml").write_text('name = "s"\nrun = "x"\n' + "# padding\n" * 20_000)
+    else:
+        outside = tmp_path / "elsewhere.toml"
+        outside.write_text('name = "s"\nrun = "x"\n')
+        (folder / "bot.toml").symlink_to(outside)
+    with pytest.raises(ManifestError):
+        load_manifest(folder)
+
+
+def test_a_build_s_background_processes_do_not_outlive_it(tmp_path: Path) -> None:
+    marker = tmp_path / "daemon.pid"
+    script = tmp_path / "daemon.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        f"    open({str(marker)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(120)\n"
+        "    sys.exit(0)\n"
+    )
+    folder = _folder(tmp_path, f'name = "s"\nrun = "x"\nbuild = ["{sys.executable} {script}"]\n')
+    build_folder(load_manifest(folder), force=True)
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(marker.read_text())
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        pytest.fail("the build's background process outlived the build")
