@@ -485,9 +485,11 @@ async def _peer_vanishes(how: signal.Signals, options: list[tuple[str, int]]) ->
             os.kill(client.pid, how)
             return await service.ended(how.name)
         finally:
+            # The child may be dead and reaped before asyncio sets returncode.
             if client.returncode is None:
-                os.kill(client.pid, signal.SIGCONT)
-                client.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    client.send_signal(signal.SIGCONT)
+                    client.kill()
             await client.wait()
 
 

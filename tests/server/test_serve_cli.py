@@ -201,9 +201,12 @@ def test_item4_serving_a_tournament_that_exists_names_serve_resume(tmp_path) -> 
     first = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, env=_env())  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "league.db").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        # Interrupt once the schedule is recorded: "waiting for" comes after it (a SIGINT
+        # as soon as league.db appeared could stop it before, leaving nothing to resume).
+        assert first.stdout is not None
+        for line in first.stdout:
+            if line.startswith(b"waiting for:"):
+                break
         first.send_signal(signal.SIGINT)
         first.wait(60)
     finally:
