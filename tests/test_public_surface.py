@@ -107,7 +107,9 @@ PUBLIC = {
         "SeatBrokenError", "SeatConnection", "SeatSummary", "summarize", "wait_healthy",
         "with_seed",
         "MessageGate", "RateLimitedError", "StreamOwner", "call_on_grpc_loop",
-        "run_on_grpc_loop", "trio_pusher"
+        "run_on_grpc_loop", "trio_pusher",
+        # issue 13 audit: bot folders' builds in the bots' sandbox
+        "BuildFailed", "BuildLimits", "build_layer", "run_build"
     },
     "arena.tournament": {
         "NOT_STARTED", "AlreadyRecorded", "BotEntry", "BotSpec", "BotSpecError",

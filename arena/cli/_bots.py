@@ -8,6 +8,10 @@ a folder's ``bot.toml`` build runs when its output is missing or stale).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
 import click
 
 from arena.text import escape_untrusted
@@ -38,25 +42,46 @@ def parse_bot_spec(text: str, index: int) -> BotSpec:
     return spec
 
 
-def build_folder_bots(specs: list[BotSpec] | tuple[BotSpec, ...], *, strict: bool = True) -> None:
+def build_folder_bots(
+    specs: Sequence[BotSpec], *, strict: bool = True, hidden: Sequence[str | os.PathLike[str]] = ()
+) -> None:
     """Build each folder bot whose build output is missing or older than its sources.
 
-    A failed build raises ``click.ClickException`` (one line naming the folder, the step
-    and the log); not ``strict`` (a tournament: one student's broken build must not stop
-    the others), it is a warning line and the bot forfeits when it cannot start.
+    Builds run in the bots' sandbox; ``hidden`` (records, the database) and the other bots'
+    folders are masked should they lie inside a folder. A failed build raises
+    ``click.ClickException`` (one line naming the folder, the step and the log); not
+    ``strict`` (a tournament: one student's broken build must not stop the others), it is
+    a warning line and the bot forfeits when it cannot start.
     """
+    folders = [Path(spec.folder).resolve() for spec in specs if spec.folder is not None]
     for spec in specs:
         if spec.folder is None or not spec.available():
             continue
+        own = Path(spec.folder).resolve()
+        others = [f for f in folders if f != own and f not in own.parents]  # not its parents
         try:
             manifest = load_manifest(spec.folder)
-            if build_folder(manifest):
-                click.echo(f"built {spec.name} ({escape_untrusted(str(spec.folder))})", err=True)
+            layer = build_folder(manifest, hidden=[*hidden, *others])
+        except KeyboardInterrupt:
+            where = escape_untrusted(str(spec.folder))
+            click.echo(f"interrupted: the build of {spec.name} ({where}) was stopped", err=True)
+            raise SystemExit(130) from None
         except (ManifestError, BuildError, OSError) as error:
             line = f"bot {spec.name!r}: {escape_untrusted(str(error))}"
             if strict:
                 raise click.ClickException(line) from None
             click.echo(f"warning: {line} (it cannot start: it forfeits its matches)", err=True)
+            continue
+        if layer is None:
+            continue
+        where = escape_untrusted(str(spec.folder))
+        click.echo(f"built {spec.name} ({where}) in sandbox {layer}", err=True)
+        if layer == "L0":
+            click.echo(
+                f"warning: {spec.name}'s build could read and write anything you can: "
+                "bubblewrap does not work here (apt-get install bubblewrap)",
+                err=True,
+            )
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:

@@ -280,7 +280,7 @@ def play_and_show(
     """Play the tournament in ``file`` and print the leaderboard (``tournament run|resume``,
     ``serve``); Ctrl-C and user errors are one line."""
     config = _load(file)
-    build_folder_bots(config.bots, strict=False)  # bot folders' builds (issue 13 item 4)
+    build_folder_bots(config.bots, strict=False, hidden=config.hidden_paths)  # issue 13 item 4
     console = Console()
     with user_errors(lambda: interrupted_line(config, serving=dial_in is not None)):
         standings, progress = _play_tournament(

@@ -5,6 +5,10 @@ from arena.dealer._answers import MAX_STALE as MAX_STALE
 from arena.dealer._bridge import call_soon as call_on_grpc_loop
 from arena.dealer._bridge import run_on_loop as run_on_grpc_loop
 from arena.dealer._bridge import trio_pusher as trio_pusher
+from arena.dealer._buildbox import BuildFailed as BuildFailed
+from arena.dealer._buildbox import BuildLimits as BuildLimits
+from arena.dealer._buildbox import build_layer as build_layer
+from arena.dealer._buildbox import run_build as run_build
 from arena.dealer._duplicate import run_duplicate_match as run_duplicate_match
 from arena.dealer._duplicate import run_match as run_match
 from arena.dealer._grpc import BotStartError as BotStartError
@@ -59,6 +63,8 @@ __all__ = [
     "BotDriver",
     "BotLimits",
     "BotStartError",
+    "BuildFailed",
+    "BuildLimits",
     "FaultRecord",
     "GrpcBot",
     "GrpcConnection",
@@ -78,12 +84,14 @@ __all__ = [
     "SeatConnection",
     "SeatSummary",
     "StreamOwner",
+    "build_layer",
     "call_on_grpc_loop",
     "check_layers",
     "driver_from_spec",
     "open_bot",
     "policy_driver",
     "resolve_sandbox",
+    "run_build",
     "run_duplicate_match",
     "run_match",
     "run_on_grpc_loop",

@@ -114,17 +114,25 @@ def bwrap_command(
     as_root: bool = False,
     bwrap: str | None = None,
     seccomp: bool = False,
+    writable: Sequence[str | os.PathLike[str]] = (),
+    inner_uid: int | None = None,
+    chdir: str = SANDBOX_TMP,
 ) -> list[str]:
-    """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` read-write, ``hidden`` masked.
+    """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` and ``writable``
+    read-write, ``hidden`` masked.
 
     ``as_root``: L2, where bubblewrap runs as root without a user namespace and ``argv``
     switches uid itself (``setpriv``); otherwise bubblewrap drops every capability.
+    ``inner_uid``: the uid (and gid) inside the user namespace, so that a process the
+    arena's root starts is not root there (root would regain every capability at exec).
     ``seccomp``: load the filter the supervisor compiles (:data:`DENIED_SYSCALLS`) from
     the fd it puts in place of :data:`SECCOMP_FD`.
     """
     program = bwrap or shutil.which("bwrap") or "bwrap"
     args = [program, "--die-with-parent", "--new-session"]
     args += [] if as_root else ["--unshare-user", "--cap-drop", "ALL"]
+    if inner_uid is not None and not as_root:
+        args += ["--uid", str(inner_uid), "--gid", str(inner_uid)]
     args += ["--seccomp", SECCOMP_FD] if seccomp else []
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
     args += [] if share_network else ["--unshare-net"]
@@ -142,10 +150,11 @@ def bwrap_command(
             continue
         mounted.append(folder)
         args += [*_parents_args(folder, made), "--ro-bind", str(folder), str(folder)]
-    if socket_dir is not None:
-        args += [*_parents_args(Path(socket_dir), made), "--bind", socket_dir, socket_dir]
+    for folder in [Path(os.path.realpath(d)) for d in [socket_dir, *writable] if d is not None]:
+        mounted.append(folder)  # over a read-only parent too: a build writes in its folder
+        args += [*_parents_args(folder, made), "--bind", str(folder), str(folder)]
     args += _mask_args([Path(h) for h in hidden], mounted)
-    return [*args, "--chdir", SANDBOX_TMP, "--", *argv]
+    return [*args, "--chdir", chdir, "--", *argv]
 
 
 def setpriv_command(argv: Sequence[str], uid: int) -> list[str]:

@@ -218,6 +218,11 @@ class TournamentConfig:
             table_id=match.key,
         )
 
+    @property
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """The records (hidden cards) and the database: never visible to a bot or a build."""
+        return (self.output, *database_files(self.database))
+
     def driver_context(self) -> DriverContext:
         """What drivers get for this tournament's bots: its seed, clocks and folders."""
         return DriverContext(
@@ -227,8 +232,7 @@ class TournamentConfig:
             options={
                 "workdir": self.workdir,
                 "sandbox": self.sandbox,
-                # the records (hidden cards) and the database: never visible to a bot
-                "hidden_paths": (self.output, *database_files(self.database)),
+                "hidden_paths": self.hidden_paths,
             },
         )
 

@@ -9,13 +9,15 @@ The manifest says how to build and run the bot::
     sources = ["*.cpp", "*.proto"]  # optional: what output is compared with
     run = "build/bot"               # the command; {python} is the arena's interpreter
     requires = "node"               # optional: skip the bot where this is not on PATH
+    network = true                  # optional: the build may download (npm ci)
 
 A folder bot is a ``command`` bot whose command runs in (and whose sandbox mounts) its
 folder; :attr:`BotSpec.folder` remembers the folder, so a worker process re-reads the
 manifest rather than trusting a copy. The manifest is a student's file: every key is
-checked and a wrong one is one line naming the file and the key. The build runs the
-student's commands as the user running the arena, outside any sandbox, without a
-shell: build only folders you would run ``make`` in.
+checked and a wrong one is one line naming the file and the key. The build steps are a
+student's commands too: they run without a shell in the bots' sandbox
+(:mod:`arena.dealer._buildbox`: the folder read-write and nothing else of the machine's
+files, loopback only unless ``network = true``, one time and output budget).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ import contextlib
 import os
 import re
 import shlex
-import signal
 import stat
-import subprocess
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arena.dealer import BuildFailed, BuildLimits, build_layer, run_build
 
 MANIFEST = "bot.toml"
 """The manifest's file name in a bot folder."""
@@ -40,13 +43,11 @@ BUILD_LOG = ".arena-build.log"
 MANIFEST_BYTES = 64 * 1024
 """The largest ``bot.toml`` read (a manifest is a few lines)."""
 """Where a folder's build writes its output (in the folder)."""
-BUILD_TIMEOUT = 900.0
-"""Seconds a build may take before it is stopped and counted failed."""
+BUILD_LIMITS = BuildLimits()
+"""One folder's build budget (all its steps): 900 s, 8 MiB of output."""
 
-_KEYS = ("name", "lang", "build", "output", "sources", "run", "requires")
+_KEYS = ("name", "lang", "build", "output", "sources", "run", "requires", "network")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")  # arena.tournament._bots.NAME
-_ENV: tuple[str, ...] = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "SHELL")
-_ENV += ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 _SKIP = {"build", "node_modules", "__pycache__"}
 
 
@@ -70,6 +71,7 @@ class Manifest:
     output: str | None = None
     sources: tuple[str, ...] = ()
     requires: str | None = None
+    network: bool = False
 
     @property
     def path(self) -> Path:
@@ -157,7 +159,10 @@ def _check(root: Path, path: Path, data: dict[str, Any]) -> Manifest:
     for pattern in sources:
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise fail("sources", f"{pattern!r} is not a pattern inside the bot's folder")
-    return Manifest(root, name, lang, run, build, output, sources, requires)
+    network = data.get("network", False)
+    if not isinstance(network, bool):
+        raise fail("network", f"must be true or false, got {network!r}")
+    return Manifest(root, name, lang, run, build, output, sources, requires, network)
 
 
 def _within(root: Path, path: Path) -> bool:
@@ -200,68 +205,40 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def build_folder(manifest: Manifest, *, force: bool = False) -> bool:
-    """Run the manifest's build if needed (or ``force``); True if it ran.
+def build_folder(
+    manifest: Manifest, *, force: bool = False, hidden: Sequence[str | os.PathLike[str]] = ()
+) -> str | None:
+    """Run the manifest's build if needed (or ``force``) in the sandbox; the layer it ran
+    at (``L1``, or ``L0`` where bubblewrap does not work), or None if it did not run.
 
     Each command runs in the folder without a shell; everything it prints goes to
-    ``FOLDER/.arena-build.log``. Raises :class:`BuildError` naming the log.
+    ``FOLDER/.arena-build.log``. ``hidden``: paths masked should they lie in the folder
+    (records, the database, other bots). Raises :class:`BuildError` naming the log.
     """
     if not manifest.build or not (force or needs_build(manifest)):
-        return False
+        return None
     log_path = manifest.folder / BUILD_LOG
     try:  # a fresh file: never through a link planted in the folder's place of the log
         with contextlib.suppress(FileNotFoundError):
             log_path.unlink()
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        log = os.fdopen(fd, "w", encoding="utf-8")
     except OSError as error:
         raise BuildError(f"{manifest.folder}: cannot write {BUILD_LOG}: {error.strerror}") from None
-    with log:
-        for command in manifest.build:
-            log.write(f"$ {command}\n")
-            log.flush()
-            problem = _run(shlex.split(command), manifest.folder, log)
-            if problem is not None:
-                raise BuildError(
-                    f"{manifest.folder}: build step {command!r} {problem}; see {log_path}"
-                )
-    return True
-
-
-def _run(argv: list[str], cwd: Path, log: Any) -> str | None:
-    """Why one build command failed, or ``None``.
-
-    The build sees only a few environment variables (no tokens or database passwords
-    of the arena's user) and runs in its own session, so a timeout stops the whole tree.
-    """
-    env = {key: os.environ[key] for key in _ENV if key in os.environ}
-    try:
-        process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        return f"failed: {argv[0]!r} is not installed (not on PATH)"
-    except OSError as error:
-        return f"could not start: {error.strerror}"
-    try:
-        status = process.wait(timeout=BUILD_TIMEOUT)
-    except BaseException as error:  # the timeout, or Ctrl-C: stop the build's whole tree
-        _stop_session(process.pid)
-        process.wait()
-        if isinstance(error, subprocess.TimeoutExpired):
-            return f"took over {BUILD_TIMEOUT:.0f} s and was stopped"
-        raise
-    _stop_session(process.pid)  # nothing a build started in the background outlives it
-    return None if status == 0 else f"failed with exit status {status}"
-
-
-def _stop_session(leader: int) -> None:
-    """SIGKILL what is left of the build step's session (its process group)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(leader, signal.SIGKILL)
+    layer = build_layer()
+    steps = [shlex.split(command) for command in manifest.build]
+    with os.fdopen(fd, "wb") as log:
+        try:
+            run_build(
+                steps,
+                manifest.folder,
+                log,
+                layer=layer,
+                network=manifest.network,
+                hidden=hidden,
+                limits=BUILD_LIMITS,
+            )
+        except BuildFailed as error:
+            step = manifest.build[error.step] if error.step is not None else "build"
+            problem = f"{manifest.folder}: build step {step!r} {error}; see {log_path}"
+            raise BuildError(problem) from None
+    return layer
