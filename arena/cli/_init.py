@@ -71,7 +71,9 @@ def scan(bots_dir: Path, out_dir: Path) -> tuple[list[dict[str, Any]], list[str]
     """The bot entries for ``bots_dir``'s sub-folders, and a note per problem."""
     bots: list[dict[str, Any]] = []
     notes: list[str] = []
-    taken: set[str] = set()
+    # the baselines' names are never a student's (not even in other letter case): a
+    # student's results must not read as the built-in bot's (issue 13 audit)
+    taken = set(BASELINES)
     for folder in sorted(p for p in bots_dir.iterdir() if p.is_dir()):
         if folder.name.startswith("."):
             continue
@@ -83,10 +85,12 @@ def scan(bots_dir: Path, out_dir: Path) -> tuple[list[dict[str, Any]], list[str]
         if note is not None:
             notes.append(f"{shown}: {note}")
         name, k = sanitised(folder.name), 2
-        while name in taken:
+        while name.lower() in taken:
             name, k = f"{sanitised(folder.name)[:60]}-{k}", k + 1
-        taken.add(name)
-        if name != folder.name:
+        taken.add(name.lower())
+        if sanitised(folder.name).lower() in BASELINES:
+            notes.append(f"{shown} is named {name!r} (a baseline has its name)")
+        elif name != folder.name:
             notes.append(f"{shown} is named {name!r}")
         bots.append({"name": name, **entry})
     return bots, notes
@@ -109,16 +113,9 @@ def league_file(
         },
         "timeouts": {"action": 2.0, "startup": 30.0},
     }
-    if baselines:
-        taken = {bot["name"] for bot in entries}
-        for policy in BASELINES:
-            entries.append(
-                {"name": policy if policy not in taken else f"{policy}-baseline", "builtin": policy}
-            )
-        data["ratings"] = {
-            "anchor": next(e["name"] for e in entries if e.get("builtin") == "calling-station"),
-            "anchor_rating": 1200,
-        }
+    if baselines:  # scan() keeps their names free
+        entries += [{"name": policy, "builtin": policy} for policy in BASELINES]
+        data["ratings"] = {"anchor": "calling-station", "anchor_rating": 1200}
     data["bots"] = entries
     return data
 

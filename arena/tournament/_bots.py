@@ -75,7 +75,9 @@ class BotSpec:
     with a note. ``workdir``: where a command runs (absolute), ``None`` for the
     caller's choice. ``limits``: a command bot's sandbox settings (``[bots.limits]``),
     ``None`` for the defaults. ``folder``: a bot folder's (issue 13 item 4), whose
-    ``bot.toml`` gave the command (run in the folder) and ``requires``.
+    ``bot.toml`` gave the command (run in the folder) and ``requires``. ``problem``: why
+    a tournament file's folder bot cannot start (its ``bot.toml`` broke after the file
+    was written): it forfeits its matches rather than stopping the league.
     """
 
     name: str
@@ -85,6 +87,7 @@ class BotSpec:
     workdir: Path | None = None
     limits: BotLimits | None = field(default=None, hash=False)
     folder: Path | None = None
+    problem: str | None = field(default=None, compare=False)
 
     @property
     def command(self) -> str | None:
@@ -353,4 +356,9 @@ def _folder_from_fields(
     if remote:
         raise BotSpecError("remote", f"bot {name!r} has a folder: remove remote or folder")
     folder = (base / Path(given["folder"] or "").expanduser()).resolve()
-    return folder_bot(name, folder, limits)
+    try:
+        return folder_bot(name, folder, limits)
+    except BotSpecError as error:  # one student's broken folder must not stop the league
+        if error.field != "folder":
+            raise
+        return BotSpec(name, "command", "", limits=limits, folder=folder, problem=error.problem)

@@ -67,6 +67,9 @@ def open_builtin_bot(
     Raises :class:`NoDriverError` for any other kind; entering it may raise
     :class:`~arena.dealer.BotStartError`.
     """
+    problem = getattr(spec, "problem", None)
+    if problem:  # a folder bot whose bot.toml broke: it forfeits, the league plays on
+        return _cannot_start(problem)
     if spec.kind == "builtin":
         return _open_policy(spec, context.seed)
     if spec.kind == "address":
@@ -93,6 +96,12 @@ def open_builtin_bot(
         f"(arena itself drives {', '.join(BUILTIN_KINDS)}; is the plugin installed, "
         "not blocked, and autoload on?)"
     )
+
+
+@asynccontextmanager
+async def _cannot_start(problem: str) -> AsyncIterator[BotDriver]:
+    raise BotStartError(problem)
+    yield  # pragma: no cover  (makes this a generator)
 
 
 def _argv(spec: BotSpecLike) -> list[str] | str:

@@ -1,0 +1,85 @@
+"""A league of student folders over the weeks (issue 13 audit): a student who breaks
+their ``bot.toml`` after ``arena tournament init`` forfeits, with a warning, and the
+league plays on; a student folder cannot take a baseline's name."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.cli._app import _register
+from arena.cli._tournament import NOT_STARTED_EXIT
+from arena.tournament import load_tournament
+
+_register()
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def _league(tmp_path: Path) -> Path:
+    root = tmp_path / "class"
+    root.mkdir()
+    for student in ("alice", "bob"):
+        assert invoke("new-bot", str(root / student)).exit_code == 0
+    out = tmp_path / "league.toml"
+    made = invoke("tournament", "init", "--bots-dir", str(root), "--out", str(out), "--hands", "6")
+    assert made.exit_code == 0, made.output
+    text = out.read_text().replace("duplicate = true", "duplicate = false")
+    out.write_text(text)
+    return out
+
+
+def _standings(database: Path) -> dict[str, tuple[int, int]]:
+    """Each bot's (matches played, matches forfeited) from the stored results."""
+    with sqlite3.connect(database) as db:
+        rows = db.execute(
+            "SELECT bots.name, COUNT(*), SUM(forfeited) FROM seat_results"
+            " JOIN bots ON bots.id = seat_results.bot_id GROUP BY bots.name"
+        ).fetchall()
+    return {bot: (played, forfeits or 0) for bot, played, forfeits in rows}
+
+
+def test_a_manifest_broken_after_init_forfeits_and_the_league_plays_on(tmp_path: Path) -> None:
+    out = _league(tmp_path)
+    (tmp_path / "class" / "bob" / "bot.toml").write_text("run = [broken\n")
+    config = load_tournament(out)  # not an error for the whole league
+    assert {bot.name for bot in config.bots} >= {"alice", "bob"}
+    result = invoke("tournament", "run", str(out))
+    assert result.exit_code == NOT_STARTED_EXIT, result.output  # scripts can tell
+    warning = [line for line in result.output.splitlines() if "bob" in line and "warning" in line]
+    assert warning and "bot.toml" in warning[0] and "forfeits" in warning[0], result.output
+    assert "Traceback" not in result.output
+    played = _standings(tmp_path / "arena.db")
+    assert played["alice"] == (4, 0) and played["bob"][1] == 4, played
+
+
+def test_a_deleted_student_folder_forfeits_too(tmp_path: Path) -> None:
+    out = _league(tmp_path)
+    manifest = tmp_path / "class" / "bob" / "bot.toml"
+    manifest.unlink()
+    result = invoke("tournament", "run", str(out))
+    assert result.exit_code == NOT_STARTED_EXIT, result.output
+    assert any("bob" in line and "warning" in line for line in result.output.splitlines())
+
+
+def test_a_student_folder_named_like_a_baseline_does_not_take_its_name(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    root.mkdir()
+    for student in ("calling-station", "Rule-Based", "alice"):
+        assert invoke("new-bot", str(root / student)).exit_code == 0
+    out = tmp_path / "league.toml"
+    made = invoke("tournament", "init", "--bots-dir", str(root), "--out", str(out))
+    assert made.exit_code == 0, made.output
+    by_name = {bot.name: bot for bot in load_tournament(out).bots}
+    assert by_name["calling-station"].kind == "builtin"
+    assert by_name["rule-based"].kind == "builtin"
+    students = {name for name, bot in by_name.items() if bot.folder is not None}
+    assert len(students) == 3 and "alice" in students
+    assert not students & {"calling-station", "rule-based", "random"}
+    assert not {name.lower() for name in students} & {"calling-station", "rule-based"}
+    assert "baseline" in made.output
