@@ -182,6 +182,17 @@ def _alive(marker: str) -> list[int]:
     return found
 
 
+def _assert_none_left(marker: str, why: str) -> None:
+    """Wait up to 10 s for the marked processes to go; kill (by pid) and fail if not."""
+    deadline = time.monotonic() + 10
+    while _alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _alive(marker)
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left, why
+
+
 def test_a_setsid_grandchild_does_not_outlive_the_build(tmp_path: Path) -> None:
     marker = "bld" + secrets.token_hex(4)
     folder = _student(tmp_path, DAEMON)
@@ -189,13 +200,7 @@ def test_a_setsid_grandchild_does_not_outlive_the_build(tmp_path: Path) -> None:
     (folder / "bot.toml").write_text(manifest_text)
     build_folder(load_manifest(folder), force=True)
     assert (folder / "beat.txt").exists(), "the daemon never ran"
-    deadline = time.monotonic() + 10
-    while _alive(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = _alive(marker)
-    for pid in left:
-        os.kill(pid, 9)
-    assert not left, "a process the build started outlived it"
+    _assert_none_left(marker, "a process the build started outlived it")
 
 
 def test_a_build_that_prints_forever_is_stopped_at_its_output_budget(
@@ -256,10 +261,4 @@ def test_ctrl_c_during_a_build_is_one_line_and_stops_it(tmp_path: Path) -> None:
     lines = output.decode().strip().splitlines()
     assert arena.returncode == 130, lines
     assert len(lines) == 1 and lines[0].startswith("interrupted: the build of s "), lines
-    deadline = time.monotonic() + 10
-    while _alive(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = _alive(marker)
-    for pid in left:
-        os.kill(pid, 9)
-    assert not left, "Ctrl-C left a process the build started"
+    _assert_none_left(marker, "Ctrl-C left a process the build started")
