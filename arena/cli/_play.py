@@ -29,6 +29,7 @@ import contextlib
 import copy
 import dataclasses
 import enum
+import inspect
 import tempfile
 import time
 import warnings
@@ -230,11 +231,20 @@ def _own(name: str, bot: object, uses: int) -> object:
     there, a deep copy of it otherwise, or what ``bot`` makes when it is a class or a
     zero-argument function."""
     if not _is_bot(bot) and callable(bot):
+        maker = getattr(bot, "__name__", "its factory")
+        with contextlib.suppress(ValueError):  # no signature to read (a builtin): just call it
+            try:
+                inspect.signature(bot).bind()
+            except TypeError:
+                raise TypeError(
+                    f"bot {name!r}: {maker}() needs arguments, and a class or function given "
+                    "as a bot is called with none (a policy is an object with decide(view))"
+                ) from None
         made = bot()
         if not _is_bot(made):
             raise TypeError(
-                f"bot {name!r}: {getattr(bot, '__name__', 'its factory')}() returned "
-                f"{type(made).__name__}, not a bot (an object with handle(message) or decide(view))"
+                f"bot {name!r}: {maker}() returned {type(made).__name__}, not a bot "
+                "(an object with handle(message) or decide(view))"
             )
         return made
     if not _is_bot(bot):
@@ -248,10 +258,10 @@ def _own(name: str, bot: object, uses: int) -> object:
         return copy.deepcopy(bot)
     except Exception as error:
         raise TypeError(
-            f"bot {name!r}: this {type(bot).__name__} plays {uses} (table, seat)s, each with its "
-            f"own copy so none sees another's cards, but it cannot be copied "
+            f"bot {name!r}: it plays at {uses} tables or seats, each with its own copy so "
+            f"that none sees another's cards, but this {type(bot).__name__} cannot be copied "
             f"({type(error).__name__}: {error}); pass its class or a zero-argument function "
-            "that makes one, or duplicate=False"
+            "that makes one, or play it at one seat with duplicate=False"
         ) from error
 
 

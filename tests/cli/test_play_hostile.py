@@ -97,7 +97,9 @@ def test_one_seat_at_one_table_plays_the_object_itself() -> None:
 
 def test_an_object_that_cannot_be_copied_is_refused_naming_the_bot() -> None:
     """issue 13 audit: an object deepcopy refuses is not silently shared between tables."""
-    with pytest.raises(TypeError, match=r"bot 'mine'.*cannot be copied.*class"):
+    with pytest.raises(
+        TypeError, match=r"bot 'mine': it plays at 2 tables.*cannot be copied.*its class"
+    ):
         arena.play({"mine": Locked(), "cs": "calling-station"}, hands=4, seed=1)
     assert Recorder.seen == []  # refused before anything played
     result = arena.play({"mine": Locked(), "cs": "calling-station"}, hands=4, duplicate=False)
@@ -112,6 +114,12 @@ def test_a_class_or_a_factory_makes_one_bot_per_table() -> None:
     assert len({obj for obj, _, _ in Recorder.seen}) == 4  # 2 seats x 2 rotations
     with pytest.raises(TypeError, match=r"bot 'bad'.*returned int"):
         arena.play({"bad": lambda: 42, "cs": "calling-station"}, hands=2)
+
+    def policy(view):  # a function of a view is not a policy object
+        return None
+
+    with pytest.raises(TypeError, match=r"bot 'policy': policy\(\) needs arguments"):
+        arena.play([policy, "calling-station"], hands=2)
 
 
 # --- 2. the action timeout applies in process ------------------------------------------
