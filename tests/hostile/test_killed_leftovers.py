@@ -22,7 +22,8 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tournament"))
 
 from flags import flag_limits
-from test_executor import _cmdline, _descendants, _left_running
+from kit import GATED, cmdline, descendants
+from test_executor import _left_running
 
 from arena.dealer._cgroups import _parents
 from arena.executors import ProcessExecutor
@@ -141,9 +142,6 @@ def test_a_sigkilled_arena_match_leaves_nothing(tools, tmp_path, token):
     assert (victim / "keep").read_text() == "not the bot's"
 
 
-GATED = Path(__file__).resolve().parents[1] / "tournament" / "bots" / "gated.py"
-
-
 def test_a_sigkilled_worker_leaves_no_bot_and_no_cgroup(tools, tmp_path):
     """A worker (``python -m arena.executors.worker``) SIGKILLed while its launched bot is
     mid-match at sandbox auto: the match is played again and recorded once, the bot is
@@ -197,8 +195,8 @@ def test_a_sigkilled_worker_leaves_no_bot_and_no_cgroup(tools, tmp_path):
                 async def kill_one_mid_match() -> None:
                     while True:
                         for pid in executor.pids():
-                            below = _descendants(pid)
-                            if any("gated.py" in _cmdline(p) for p in below):
+                            below = descendants(pid)
+                            if any("gated.py" in cmdline(p) for p in below):
                                 under.update(below)
                                 made.extend(_made_by(pid))
                                 os.kill(pid, signal.SIGKILL)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from kit import league
 
 from arena.dealer import BotStartError, policy_driver
 from arena.tournament import InProcessExecutor, Store, load_tournament, run_tournament
@@ -52,32 +53,11 @@ def write(
         )
     if builtin:
         entries += '\n[[bots]]\nname = "house"\nbuiltin = "calling-station"\n'
-    path = folder / f"{name}.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [tournament]
-            name = "{name}"
-            hands_per_match = 4
-            duplicate = {"true" if duplicate else "false"}
-            concurrency = {concurrency}
-            seed = 3
-            output = "runs"
-            database = "{name}.db"
-            sandbox = "off"
-
-            [game]
-            structure = "fixed_limit"
-            big_blind = 2
-
-            [timeouts]
-            action = 10.0
-            startup = 30.0
-            """
-        )
-        + entries
-    )
-    return path
+    return league(
+        folder, name, bots=entries, timeouts={"action": 10.0, "startup": 30.0},
+        hands_per_match=4, duplicate=duplicate, concurrency=concurrency, seed=3,
+        database=f"{name}.db", sandbox="off",
+    )  # fmt: skip
 
 
 def play(path: Path, executor: InProcessExecutor, **kwargs):

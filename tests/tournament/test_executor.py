@@ -13,11 +13,11 @@ import os
 import signal
 import sqlite3
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import trio
+from kit import BUILTIN_PAIR, cmdline, descendants, gated_bot, league
 
 from arena.executors import ProcessExecutor, executor_for
 from arena.tournament import (
@@ -34,7 +34,6 @@ from arena.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-GATED = Path(__file__).parent / "bots" / "gated.py"
 
 LAUNCHED = f"""
 [[bots]]
@@ -43,47 +42,13 @@ command = "{{python}} {ROOT / "examples_bots" / "rule_based.py"}"
 """
 
 
-def write(
-    folder: Path, name: str, *, workers: int | str = 1, bots: str = "", more: str = ""
-) -> Path:
+def write(folder: Path, name: str, *, workers: int | str = 1, bots: str = "") -> Path:
     """A small heads-up round robin of deterministic bots (no bot draws random numbers)."""
-    workers_line = f'workers = "{workers}"' if isinstance(workers, str) else f"workers = {workers}"
-    path = folder / f"{name}.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [tournament]
-            name = "{name}"
-            hands_per_match = 20
-            duplicate = true
-            concurrency = 2
-            seed = 11
-            output = "runs"
-            database = "arena.db"
-            sandbox = "off"
-            {workers_line}
-            {more}
-
-            [game]
-            structure = "fixed_limit"
-            big_blind = 2
-
-            [timeouts]
-            action = 10.0
-            startup = 30.0
-
-            [[bots]]
-            name = "calling-station"
-            builtin = "calling-station"
-
-            [[bots]]
-            name = "rule-based"
-            builtin = "rule-based"
-            """
-        )
-        + bots
-    )
-    return path
+    return league(
+        folder, name, bots=BUILTIN_PAIR + bots, timeouts={"action": 10.0, "startup": 30.0},
+        hands_per_match=20, duplicate=True, concurrency=2, seed=11, sandbox="off",
+        workers=workers,
+    )  # fmt: skip
 
 
 def chips_and_elo(config) -> tuple[dict, dict]:
@@ -224,34 +189,11 @@ def _left_running(pids: set[int], deadline: float = 60.0) -> list[int]:
     return left
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process under ``pid`` (read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
 def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Path) -> None:
     """SIGKILL a worker mid-match: a new worker plays that match again, every match is
     recorded once, and none of the dead worker's bot processes is left (issue 12 item 2)."""
     gate = tmp_path / "gate"
-    bots = f"""
-[[bots]]
-name = "gated"
-command = "{{python}} {GATED}"
-[bots.limits]
-env = {{ GATE = "{gate}" }}
-"""
+    bots = gated_bot(gate)
     path = write(tmp_path, "kill", workers=2, bots=bots)
     executor = ProcessExecutor(2)
     killed: list[int] = []
@@ -265,8 +207,8 @@ env = {{ GATE = "{gate}" }}
                 async def kill_one_mid_match() -> None:
                     while True:  # a worker whose gated bot is up holds a match it cannot finish
                         for pid in executor.pids():
-                            under = _descendants(pid)
-                            if any("gated.py" in _cmdline(p) for p in under):
+                            under = descendants(pid)
+                            if any("gated.py" in cmdline(p) for p in under):
                                 orphans.update(under)
                                 os.kill(pid, signal.SIGKILL)
                                 killed.append(pid)
@@ -292,13 +234,6 @@ env = {{ GATE = "{gate}" }}
     assert executor.pids() == []
 
 
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
 def test_a_broken_worker_is_one_line_not_a_hang(tmp_path: Path) -> None:
     """A worker that exits at start stops the tournament with one line naming its exit
     status and its stderr (issue 12 item 2)."""
@@ -317,13 +252,7 @@ def test_ctrl_c_stops_the_workers_and_their_bots_and_resume_plays_the_rest(tmp_p
     import time
 
     gate = tmp_path / "gate"
-    bots = f"""
-[[bots]]
-name = "gated"
-command = "{{python}} {GATED}"
-[bots.limits]
-env = {{ GATE = "{gate}" }}
-"""
+    bots = gated_bot(gate)
     path = write(tmp_path, "intr", workers=2, bots=bots)
     run = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-plugins"],
@@ -335,8 +264,8 @@ env = {{ GATE = "{gate}" }}
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # both workers up, a gated bot holding a match
-            under = _descendants(run.pid)
-            if any("gated.py" in _cmdline(pid) for pid in under):
+            under = descendants(run.pid)
+            if any("gated.py" in cmdline(pid) for pid in under):
                 break
             assert run.poll() is None, run.stderr.read() if run.stderr else ""
             time.sleep(0.05)

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 import trio
+from kit import BUILTIN_PAIR, cmdline, descendants, gated_bot, league
 from processes import alive
 
 from arena.executors._ray import RayExecutor, alive_nodes, task_resources, unplaceable
@@ -40,47 +41,16 @@ from arena.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-GATED = Path(__file__).parent / "bots" / "gated.py"
 RULE_BASED = ROOT / "examples_bots" / "rule_based.py"
 NODE_ARGS = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024, "node_ip_address": "127.0.0.1"}
 
 
 def write(folder: Path, name: str, bots: str, *, hands: int = 20) -> Path:
     """A heads-up duplicate round robin of deterministic bots, sandbox L0 (a supervisor per bot)."""
-    path = folder / f"{name}.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [tournament]
-            name = "{name}"
-            hands_per_match = {hands}
-            duplicate = true
-            concurrency = 2
-            seed = 11
-            output = "runs"
-            database = "arena.db"
-            sandbox = "L0"
-
-            [game]
-            structure = "fixed_limit"
-            big_blind = 2
-
-            [timeouts]
-            action = 10.0
-            startup = 60.0
-
-            [[bots]]
-            name = "calling-station"
-            builtin = "calling-station"
-
-            [[bots]]
-            name = "rule-based"
-            builtin = "rule-based"
-            """
-        )
-        + bots
-    )
-    return path
+    return league(
+        folder, name, bots=BUILTIN_PAIR + bots, timeouts={"action": 10.0, "startup": 60.0},
+        hands_per_match=hands, duplicate=True, concurrency=2, seed=11, sandbox="L0",
+    )  # fmt: skip
 
 
 def play(path: Path, executor=None):
@@ -306,23 +276,12 @@ def test_a_tournament_on_three_nodes_records_every_match_once(
         )
 
 
-def gated(gate: Path) -> str:
-    """A launched bot that holds its first decision until ``gate`` exists."""
-    return f"""
-[[bots]]
-name = "gated"
-command = "{{python}} {GATED}"
-[bots.limits]
-env = {{ GATE = "{gate}" }}
-"""
-
-
 def _gated_worker(gate: Path | None = None) -> int | None:
     """The Ray worker (``ray::...``) that is an ancestor of a running gated bot, if any
     (with ``gate``: a bot waiting for that file, not another test's)."""
     for pid in Path("/proc").glob("[0-9]*"):
-        if "gated.py" in _cmdline(int(pid.name)) and _waits_for(int(pid.name), gate):
-            workers = [p for p in _ancestors(int(pid.name)) if _cmdline(p).startswith("ray::")]
+        if "gated.py" in cmdline(int(pid.name)) and _waits_for(int(pid.name), gate):
+            workers = [p for p in _ancestors(int(pid.name)) if cmdline(p).startswith("ray::")]
             if workers:
                 return workers[0]
     return None
@@ -346,29 +305,6 @@ def _ancestors(pid: int) -> list[int]:
             break
         chain.append(pid)
     return chain
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def test_a_bot_pinned_to_a_resource_no_node_has_is_one_line(tmp_path: Path, cluster) -> None:
@@ -398,12 +334,12 @@ def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Pat
     executor = RayExecutor()
     killed: list[int] = []
     orphans: set[int] = set()
-    config = load_tournament(write(tmp_path, "kill", gated(gate)))
+    config = load_tournament(write(tmp_path, "kill", gated_bot(gate)))
 
     async def kill_one_mid_match() -> None:
         while (worker := _gated_worker()) is None:  # its task holds a match it cannot finish
             await trio.sleep(0.05)
-        orphans.update(_descendants(worker))
+        orphans.update(descendants(worker))
         os.kill(worker, signal.SIGKILL)
         killed.append(worker)
         gate.write_text("open")  # the task's next run plays on
@@ -423,7 +359,7 @@ def test_a_killed_worker_s_match_is_played_again_and_recorded_once(tmp_path: Pat
     deadline = time.monotonic() + 20  # the supervisors see their worker gone and kill the bots
     while time.monotonic() < deadline and any(alive(pid) for pid in orphans):
         time.sleep(0.1)
-    assert [] == [f"{pid} {_cmdline(pid)}" for pid in orphans if alive(pid)]
+    assert [] == [f"{pid} {cmdline(pid)}" for pid in orphans if alive(pid)]
 
 
 LOOPBACK_CLI = textwrap.dedent(
@@ -628,7 +564,7 @@ def test_ctrl_c_on_ray_is_one_line_leaves_no_bot_and_resume_plays_the_rest(
     cancelled and its bots gone; ``arena tournament resume`` on Ray plays the rest, each
     match recorded once (issue 12 item 3)."""
     gate = tmp_path / "gate"
-    path = on_ray(write(tmp_path, "intr", gated(gate)), cluster.cluster.address)
+    path = on_ray(write(tmp_path, "intr", gated_bot(gate)), cluster.cluster.address)
     run = arena_cli("tournament", "run", str(path), "--no-plugins", cwd=tmp_path)
     held: set[int] = set()
     try:
@@ -637,7 +573,7 @@ def test_ctrl_c_on_ray_is_one_line_leaves_no_bot_and_resume_plays_the_rest(
             assert run.poll() is None, run.communicate()
             time.sleep(0.05)
         assert worker is not None
-        held = _descendants(worker)
+        held = descendants(worker)
         os.killpg(run.pid, signal.SIGINT)
         _, err = run.communicate(timeout=60)
     finally:
@@ -649,7 +585,7 @@ def test_ctrl_c_on_ray_is_one_line_leaves_no_bot_and_resume_plays_the_rest(
     deadline = time.monotonic() + 20  # the cancelled task's worker died: its bots follow
     while time.monotonic() < deadline and any(alive(pid) for pid in held):
         time.sleep(0.1)
-    assert held and [] == [f"{pid} {_cmdline(pid)}" for pid in held if alive(pid)]
+    assert held and [] == [f"{pid} {cmdline(pid)}" for pid in held if alive(pid)]
     gate.write_text("open")
     resumed = arena_cli("tournament", "resume", str(path), "--no-plugins", cwd=tmp_path)
     out, err = resumed.communicate(timeout=300)
@@ -665,14 +601,14 @@ def test_a_lost_node_takes_its_bots_and_its_match_runs_again(tmp_path: Path, clu
     gate = tmp_path / "gate"
     spare = cluster.cluster.add_node(**NODE_ARGS, resources={"spare": 1})
     executor = RayExecutor(resources={"gated": {"spare": 1}})
-    config = load_tournament(write(tmp_path, "lost", gated(gate)))
+    config = load_tournament(write(tmp_path, "lost", gated_bot(gate)))
     orphans: set[int] = set()
     replacement: list[str] = []
 
     async def lose_the_node() -> None:
         while (worker := _gated_worker()) is None:
             await trio.sleep(0.05)
-        orphans.update(_descendants(worker) | {worker})
+        orphans.update(descendants(worker) | {worker})
         # in the Trio thread: Ray sets signal handlers, which only the main thread may do
         cluster.cluster.remove_node(spare, allow_graceful=False)
         replacement.append(cluster.cluster.add_node(**NODE_ARGS, resources={"spare": 1}).node_id)
@@ -693,4 +629,4 @@ def test_a_lost_node_takes_its_bots_and_its_match_runs_again(tmp_path: Path, clu
     deadline = time.monotonic() + 20  # the supervisors see their worker gone and kill the bots
     while time.monotonic() < deadline and any(alive(pid) for pid in orphans):
         time.sleep(0.1)
-    assert [] == [f"{pid} {_cmdline(pid)}" for pid in orphans if alive(pid)]
+    assert [] == [f"{pid} {cmdline(pid)}" for pid in orphans if alive(pid)]

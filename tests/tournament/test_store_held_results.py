@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 import trio
-from test_executor import GATED, write
+from kit import gated_bot
+from test_executor import write
 
 from arena.executors import ProcessExecutor
 from arena.tournament import Store, load_tournament, run_tournament
@@ -33,17 +34,7 @@ def test_a_finished_match_is_committed_while_an_earlier_one_still_plays(tmp_path
     the other worker. Before the gate opens, the second match's result is in the store
     (issue 12 items 1-2, audit)."""
     gate = tmp_path / "gate"
-    bots = f"""
-[[bots]]
-name = "random"
-builtin = "random"
-
-[[bots]]
-name = "gated"
-command = "{{python}} {GATED}"
-[bots.limits]
-env = {{ GATE = "{gate}" }}
-"""
+    bots = '\n[[bots]]\nname = "random"\nbuiltin = "random"\n' + gated_bot(gate)
     path = write(tmp_path, "held", workers=2, bots=bots)
     config = load_tournament(path)
     seen: dict[str, int] = {}

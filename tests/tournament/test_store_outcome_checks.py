@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import trio
+from kit import league
 
 from arena.executors import ProcessExecutor
 from arena.tournament import Store, TournamentError, load_tournament, run_tournament
@@ -48,34 +48,7 @@ sys.exit(worker.main())
 
 
 def write(folder: Path, name: str) -> Path:
-    path = folder / f"{name}.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [tournament]
-            name = "{name}"
-            hands_per_match = 6
-            seed = 11
-            output = "runs"
-            database = "arena.db"
-            sandbox = "off"
-            workers = 2
-
-            [game]
-            structure = "fixed_limit"
-            big_blind = 2
-
-            [[bots]]
-            name = "calling-station"
-            builtin = "calling-station"
-
-            [[bots]]
-            name = "rule-based"
-            builtin = "rule-based"
-            """
-        )
-    )
-    return path
+    return league(folder, name, hands_per_match=6, seed=11, sandbox="off", workers=2)
 
 
 def run(tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch):

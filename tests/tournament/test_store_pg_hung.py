@@ -19,13 +19,14 @@ from pathlib import Path
 
 import postgres
 import pytest
-from test_executor import GATED, _cmdline, _descendants, write
+from kit import cmdline, descendants, gated_bot
+from test_executor import write
 
 
 def _server_pids(server) -> list[int]:
     """The postmaster (from its pid file) and its children: this test's own server."""
     master = int((server.data / "postmaster.pid").read_text().split()[0])
-    return [master, *sorted(_descendants(master))]
+    return [master, *sorted(descendants(master))]
 
 
 @pytest.mark.timeout(120)
@@ -38,13 +39,7 @@ def test_a_hung_server_is_one_line_not_a_silent_hang(tmp_path: Path) -> None:
     try:
         url = server.new_database()
         gate = tmp_path / "gate"
-        bots = f"""
-[[bots]]
-name = "gated"
-command = "{{python}} {GATED}"
-[bots.limits]
-env = {{ GATE = "{gate}" }}
-"""
+        bots = gated_bot(gate)
         path = write(tmp_path, "hung", workers=2, bots=bots)
         path.write_text(path.read_text().replace('database = "arena.db"', f'database = "{url}"'))
         run = subprocess.Popen(
@@ -58,7 +53,7 @@ env = {{ GATE = "{gate}" }}
         try:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
-                if any("gated.py" in _cmdline(pid) for pid in _descendants(run.pid)):
+                if any("gated.py" in cmdline(pid) for pid in descendants(run.pid)):
                     break
                 assert run.poll() is None, run.stderr.read() if run.stderr else ""
                 time.sleep(0.05)

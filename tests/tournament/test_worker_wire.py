@@ -10,11 +10,11 @@ worker, never a ValueError/KeyError in an exception group (a traceback).
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import trio
+from kit import league
 
 from arena.executors import ProcessExecutor
 from arena.tournament import Store, TournamentError, load_tournament, run_tournament
@@ -53,34 +53,7 @@ sys.exit(worker.main())
 
 
 def write(folder: Path, name: str) -> Path:
-    path = folder / f"{name}.toml"
-    path.write_text(
-        textwrap.dedent(
-            f"""
-            [tournament]
-            name = "{name}"
-            hands_per_match = 6
-            seed = 11
-            output = "runs"
-            database = "arena.db"
-            sandbox = "off"
-            workers = 2
-
-            [game]
-            structure = "fixed_limit"
-            big_blind = 2
-
-            [[bots]]
-            name = "calling-station"
-            builtin = "calling-station"
-
-            [[bots]]
-            name = "rule-based"
-            builtin = "rule-based"
-            """
-        )
-    )
-    return path
+    return league(folder, name, hands_per_match=6, seed=11, sandbox="off", workers=2)
 
 
 @pytest.mark.parametrize(
