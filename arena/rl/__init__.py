@@ -10,6 +10,30 @@ Both share :class:`DrawGame` (the session of hands), the observation of
 :data:`OBS_SIZE` floats and the :data:`N_ACTIONS` discrete actions (see
 :mod:`arena.rl._spaces`). Gymnasium and PettingZoo (the ``rl`` extra) are imported only
 when an environment is made, so ``import arena.rl`` works without them.
+
+Actions. ``step`` takes a member of ``Discrete(38)``: an integer 0..37 (``int``, a NumPy
+integer, a 0-d integer array). Anything else is a bug in the agent's code, not a poker
+decision, and every environment refuses it the same way, at once and before anything
+changes (the environment stays usable): ``TypeError`` for a value that is no integer
+(``None`` for an agent to act, a string, ``True``, any float, even ``2.0``, ``inf``,
+``nan``, an array of another shape), ``ValueError`` for an integer out of range (-1, 38),
+each naming the value and 0..37. PettingZoo's classic games refuse it likewise (their
+``AssertOutOfBoundsWrapper``); floats are refused, not rounded, since ``int(2.9)`` is
+another action. An index in range that the mask rules out is the environment's illegal
+action: :func:`env` ends the hand with -1 for that agent (as ``TerminateIllegalWrapper``),
+:func:`raw_env` raises ``ValueError``, :func:`gym_env` plays R24's default and sets
+``info["illegal_action"]``.
+
+``info``, what every agent reads: ``hand_id`` (``TABLE/NUMBER``), ``hand`` (its number in
+the session) and ``table`` (``rl-`` and a digest of the session seed), as in the hand's
+PHH; at the end of the hand ``payoffs`` (chips per seat); :func:`env` adds
+``illegal_action`` (the offender) and :func:`gym_env` ``illegal_action`` (bool) and
+``skipped`` (hands it had no decision in). Never the session seed: it fixes every future
+deck. The trainer has it on ``env.game.seed`` (set by ``reset(seed=...)``, else drawn from
+the CSPRNG) and replays a finished hand from ``env.phh()`` (every card, for ``arena
+replay``) or by playing the session again from the seed (same seed, same hands). A small chosen seed (``seed=7``) can be guessed
+from the cards an agent is dealt by one that knows how decks are drawn: leave it unset
+or draw a large one when the agent must not predict the cards.
 """
 
 from arena.rl._game import DrawGame as DrawGame

@@ -2,7 +2,10 @@
 
 Imported only when :func:`arena.rl.env` or :func:`arena.rl.raw_env` is called (it needs
 the ``rl`` extra). Agents are ``player_0`` .. ``player_{n-1}``, the engine's seats; the
-button moves one seat each hand, so an agent plays every position.
+button moves one seat each hand, so an agent plays every position. ``infos`` are
+:meth:`DrawGame.info` per agent (the hand's id, number and table, never the seed), plus
+``payoffs`` at the end of the hand and, when :func:`env` ends it for an illegal action,
+``illegal_action`` (the offender).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped, import-not-found, 
 
 from arena.engine import SeatView
 from arena.rl._game import DrawGame
-from arena.rl._spaces import N_ACTIONS, OBS_SIZE
+from arena.rl._spaces import N_ACTIONS, OBS_SIZE, action_index
 
 
 def observation_space() -> spaces.Dict:
@@ -88,19 +91,23 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
         return {"observation": game.observe(seat), "action_mask": game.mask(seat)}
 
     def step(self, action: int | None) -> None:
-        """Play ``action`` for the agent to act: an index the mask allows (else ``ValueError``,
-        or with ``illegal="terminate"`` the hand ends and that agent gets -1)."""
+        """Play ``action`` for the agent to act: an index the mask allows (a masked one:
+        ``ValueError``, or with ``illegal="terminate"`` the hand ends and that agent gets -1).
+
+        A value that is no index 0..37 (``None`` for a live agent, a float, a string, -1,
+        38, ...) raises ``TypeError`` / ``ValueError`` before anything changes, in either
+        mode (:func:`arena.rl._spaces.action_index`).
+        """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
-            raise ValueError(f"{agent} is to act: None is no action")
+        index = action_index(action)
         game = self.game
         try:
-            game.step(int(action))
+            game.step(index)
         except ValueError:
             if not self._terminate_illegal:
                 raise
@@ -157,8 +164,9 @@ def raw_env(players: int = 2, render_mode: str | None = None, **settings: Any) -
 
 def env(players: int = 2, render_mode: str | None = None, **settings: Any) -> DrawPokerEnv:
     """The environment with the checks of PettingZoo's classic-game wrappers built in: a
-    masked or out-of-range action ends the hand with -1 for that agent (as
-    ``TerminateIllegalWrapper``), and stepping before ``reset`` fails (as
-    ``OrderEnforcingWrapper``). Built in rather than wrapped: three wrapper layers cost
+    masked action ends the hand with -1 for that agent (as ``TerminateIllegalWrapper``), a
+    value that is no action index 0..37 raises at once and changes nothing (as
+    ``AssertOutOfBoundsWrapper``, with ``TypeError`` / ``ValueError`` naming it), and
+    stepping before ``reset`` fails (as ``OrderEnforcingWrapper``). Built in rather than wrapped: three wrapper layers cost
     more per step than the engine (``scripts/bench_rl.py``)."""
     return DrawPokerEnv(players, render_mode, illegal="terminate", **settings)

@@ -4,10 +4,23 @@ No gym here: the PettingZoo and Gymnasium environments both drive a :class:`Draw
 The engine deals, judges and pays every hand; this module only picks the deck from the
 seed, rotates the button, carries a dead Jackpots pot to the next deal (R28), encodes
 observations and maps discrete actions to engine actions (:mod:`arena.rl._spaces`).
+
+The session seed is the trainer's, never an agent's: it fixes every future deck, so an
+agent that read it could deal itself the next hands. It lives on :attr:`DrawGame.seed`
+only; what an agent sees (:meth:`DrawGame.info`, the PHH ``table``, the ``match_id`` and
+hand ids an opponent bot is sent) names the session by :func:`session_name`, a digest of
+the seed: the same seed gives the same names, so a recorded hand id still finds its run,
+and the name does not give the seed back. A seed is only as secret as it is hard to
+guess, though: the cards an agent is dealt are themselves a function of the seed, so an
+agent that knew how decks are drawn could search small seeds (``seed=7``) from them.
+Leave the seed unset (62 bits from the CSPRNG, kept on ``seed``) or draw a large one when
+the agent must not predict the cards.
 """
 
 from __future__ import annotations
 
+import hashlib
+import operator
 import random
 from typing import Any
 
@@ -15,7 +28,14 @@ import numpy as np
 
 from arena.engine import Action, Deck, GameConfig, Hand, LegalActions, Phase, SeatView
 from arena.history import dumps_phh, hand_to_phh
-from arena.rl._spaces import History, action_mask, action_of, encode, raise_amounts
+from arena.rl._spaces import (
+    History,
+    action_index,
+    action_mask,
+    action_of,
+    encode,
+    raise_amounts,
+)
 
 DEFAULT_STACK_BLINDS = 100
 """Starting stack, in big blinds, when ``stack`` is not given (every hand starts afresh)."""
@@ -27,7 +47,8 @@ class DrawGame:
     ``settings`` are :class:`~arena.engine.GameConfig` keys (``structure``, ``big_blind``,
     ``joker``, ...; a bad one raises :class:`~arena.engine.ConfigError` naming it). Hand
     ``k`` after :meth:`reset` with seed ``s`` deals deck ``Random(f"{s}:{k}")`` with the
-    button on seat ``(k - 1) % players``, so a seed replays the same session.
+    button on seat ``(k - 1) % players``, so a seed replays the same session. ``seed``
+    is the trainer's to read; no agent is shown it (see the module docstring).
     """
 
     def __init__(self, players: int = 2, *, stack: int | None = None, **settings: Any) -> None:
@@ -40,6 +61,7 @@ class DrawGame:
         if isinstance(self.stack, bool) or not isinstance(self.stack, int) or self.stack <= 0:
             raise ValueError(f"stack must be a positive whole number of chips, got {stack!r}")
         self.seed: int = random.SystemRandom().randrange(1 << 62)
+        self._named: tuple[int, str] = (-1, "")  # (seed, session_name(seed)), computed once
         self.hand_number = 0
         self.carried = 0
         self.hand: Hand = self._deal()
@@ -52,7 +74,9 @@ class DrawGame:
     def reset(self, seed: int | None = None) -> Hand:
         """Deal the next hand; a ``seed`` starts the session again from hand 1."""
         if seed is not None:
-            self.seed = int(seed)
+            if isinstance(seed, bool):
+                raise TypeError(f"seed must be an integer, got {seed!r}")
+            self.seed = operator.index(seed)  # a float is refused, not truncated
             self.hand_number = 0
             self.carried = 0
         elif self.hand_number and self.hand.is_over:
@@ -74,7 +98,12 @@ class DrawGame:
         )
 
     def step(self, index: int) -> Action:
-        """Play discrete action ``index`` for the seat to act; returns the engine action."""
+        """Play discrete action ``index`` for the seat to act; returns the engine action.
+
+        A value that is no index 0..37 raises ``TypeError`` / ``ValueError`` and one the
+        mask rules out ``ValueError``, both before anything is played.
+        """
+        index = action_index(index)
         hand = self.hand
         seat = self.actor_seat()
         legal, amounts = self._choices()
@@ -152,19 +181,33 @@ class DrawGame:
         return [chips / big_blind for chips in payoffs]
 
     def info(self) -> dict[str, Any]:
-        """The hand's name for replay: ``hand_id`` is ``rl-SEED/NUMBER``, as PHH ``table`` and ``hand``."""
-        return {
-            "hand_id": f"{self.table_name}/{self.hand_number}",
-            "hand": self.hand_number,
-            "table": self.table_name,
-            "seed": self.seed,
-        }
+        """What an agent may know of the hand's name: ``hand_id`` (``TABLE/NUMBER``),
+        ``hand`` (the number in the session, from 1) and ``table`` (:func:`session_name`
+        of the seed), as PHH ``hand`` and ``table``. Never the seed itself."""
+        table = self.table_name
+        number = self.hand_number
+        return {"hand_id": f"{table}/{number}", "hand": number, "table": table}
 
     @property
     def table_name(self) -> str:
-        return f"rl-{self.seed}"
+        """The session's public name, ``rl-`` and 12 hex digits (:func:`session_name`)."""
+        seed, name = self._named
+        if seed != self.seed or not name:
+            name = session_name(self.seed)
+            self._named = (self.seed, name)
+        return name
 
     def phh(self) -> str:
         """The current hand as PHH text (``arena replay`` checks a finished one)."""
         fields = hand_to_phh(self.hand, hand_number=self.hand_number, table=self.table_name)
         return dumps_phh(fields)
+
+
+def session_name(seed: int) -> str:
+    """The public name of the session of ``seed``: ``rl-`` and a 48-bit BLAKE2b digest of it.
+
+    Reproducible (same seed, same name) and one way: a name is the digest of some 2**14 of
+    the 2**62 seeds an unset seed is drawn from, so it cannot name the seed.
+    """
+    digest = hashlib.blake2b(str(seed).encode(), digest_size=6, person=b"arena.rl.session")
+    return f"rl-{digest.hexdigest()}"

@@ -3,6 +3,8 @@
 Imported only when :func:`arena.rl.gym_env` is called (the ``rl`` extra). An episode is
 one hand in which the learner has a decision; hands in which it has none (everyone
 folded to its big blind) are played and skipped, and ``info["skipped"]`` counts them.
+``info`` is :meth:`DrawGame.info` (the hand's id, number and table, never the seed), plus
+``skipped``, ``illegal_action`` after a step and ``payoffs`` at the end of the hand.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from arena.engine import IllegalActionError, SeatView
 from arena.rl._aec import observation_space
 from arena.rl._game import DrawGame
 from arena.rl._seats import Seat, seat_for
-from arena.rl._spaces import N_ACTIONS
+from arena.rl._spaces import N_ACTIONS, action_index
 
 
 class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env is Any without the extra
@@ -81,13 +83,16 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Play ``action``; one the mask rules out is played as the dealer would (R23/R24)
-        and ``info["illegal_action"]`` says so."""
+        and ``info["illegal_action"]`` says so. A value that is no index 0..37 (a float, a
+        string, ``None``, -1, 38, ...) is no poker decision but a bug: ``TypeError`` /
+        ``ValueError`` naming it, before anything is played."""
         game = self.game
         if game.hand.is_over or game.hand.actor != self.seat:
             raise RuntimeError("the hand is over: call reset()")
+        index = action_index(action)
         illegal = False
         try:
-            game.step(int(action))
+            game.step(index)
         except (ValueError, IllegalActionError):
             illegal = True
             game.apply_default()

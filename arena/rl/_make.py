@@ -16,7 +16,8 @@ def _needs_extra(error: ModuleNotFoundError) -> MissingExtraError:
 
 
 def env(players: int = 2, render_mode: str | None = None, **settings: Any) -> Any:
-    """The PettingZoo AEC environment; a masked action ends the hand with -1 for that agent."""
+    """The PettingZoo AEC environment; a masked action ends the hand with -1 for that agent
+    (a value that is no action index 0..37 raises ``TypeError`` / ``ValueError``)."""
     try:
         from arena.rl import _aec
     except ModuleNotFoundError as error:
@@ -25,7 +26,8 @@ def env(players: int = 2, render_mode: str | None = None, **settings: Any) -> An
 
 
 def raw_env(players: int = 2, render_mode: str | None = None, **settings: Any) -> Any:
-    """The AEC environment without wrappers (a masked action raises ``ValueError``)."""
+    """The AEC environment without wrappers (a masked action raises ``ValueError``, a value
+    that is no action index 0..37 ``TypeError`` / ``ValueError``)."""
     try:
         from arena.rl import _aec
     except ModuleNotFoundError as error:

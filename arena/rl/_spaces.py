@@ -15,10 +15,24 @@ Actions (:data:`N_ACTIONS` = 38):
 - 6..37 the draw: action ``6 + m`` throws the cards whose bits are set in ``m``, bit ``i``
   being the ``i``-th of the seat's cards in :func:`sorted_cards` order (rank-major, joker
   last); 6 stands pat. Masked past ``max_discard`` (R15).
+
+What an action is (:func:`action_index`): a member of ``Discrete(38)`` as gymnasium's
+``Discrete.contains`` defines it, an integer 0..37: a Python ``int``, a NumPy integer, a
+0-d integer array, anything ``operator.index`` takes. Anything else (``None``, a string,
+``True``, any float, even a whole one like ``2.0``, ``inf``, ``nan``, an array of another
+shape) is a ``TypeError`` and an integer out of range a ``ValueError``, each naming the
+value and the range, raised before anything is played: a bug in the agent's code, never
+a poker decision, so no environment turns it into a fold or a default (PettingZoo's own
+classic games refuse it likewise, with ``AssertOutOfBoundsWrapper``). Floats are refused
+rather than rounded: ``int(2.9)`` is 2, a different action; an agent whose policy yields
+whole floats passes ``int(a)`` itself. An index in range that the mask rules out is a
+different case, the environment's illegal action (each says what it does with one).
 """
 
 from __future__ import annotations
 
+import operator
+import reprlib
 from array import array
 from collections.abc import Sequence
 
@@ -145,13 +159,38 @@ _MASKS: dict[tuple[object, ...], np.ndarray] = {}
 """Masks by their shape (a handful exist): built once, copied out."""
 
 
+def action_index(action: object) -> int:
+    """``action`` as an index 0..37, or ``TypeError`` / ``ValueError`` naming it (see above)."""
+    if type(action) is int and 0 <= action < N_ACTIONS:
+        return action  # the common case, first and cheap: the step path
+    index: int | None = None
+    if not isinstance(action, bool):
+        try:
+            index = operator.index(action)  # type: ignore[arg-type]  # any object: TypeError if no integer
+        except TypeError:
+            index = None
+        if index is not None and 0 <= index < N_ACTIONS:
+            return index
+    shown = f"{reprlib.repr(action)} ({type(action).__name__})"
+    if index is None:
+        raise TypeError(
+            f"action {shown} is not an action index: actions are integers "
+            f"0..{N_ACTIONS - 1} (floats are refused, even whole ones); the environment is unchanged"
+        )
+    raise ValueError(
+        f"action {shown} is out of range: actions are 0..{N_ACTIONS - 1}; "
+        "the environment is unchanged"
+    )
+
+
 def to_engine(index: int, view: SeatView) -> Action:
     """The engine action of discrete action ``index`` for the seat to act in ``view``.
 
     ``view`` is the engine's (``hand.view(seat)``) or a bot's (``decision.view``). Raises
     ``ValueError`` for an action the mask rules out (the engine would refuse it, or it
-    names no legal amount).
+    names no legal amount), and as :func:`action_index` for a value that is no index.
     """
+    index = action_index(index)
     if view.legal is None:
         raise ValueError(f"seat {view.seat} is not to act")
     return action_of(index, view.legal, view.hole_cards, view.pot, view.current_bet)
@@ -165,9 +204,8 @@ def action_of(
     current_bet: int,
     amounts: list[int | None] | None = None,
 ) -> Action:
-    """:func:`to_engine` from the parts of a view it reads (``amounts`` as for the mask)."""
-    if not 0 <= index < N_ACTIONS:
-        raise ValueError(f"action {index} is not in 0..{N_ACTIONS - 1}")
+    """:func:`to_engine` from the parts of a view it reads (``amounts`` as for the mask);
+    ``index`` is one :func:`action_index` passed (its callers check it first)."""
     if legal.phase is Phase.DRAW:
         if index < DISCARD_BASE:
             raise ValueError(f"action {index} ({ACTION_NAMES[index]}) during the draw")

@@ -29,6 +29,7 @@ import arena.rl
 from arena.engine import BetRaise, Phase
 from arena.policies import PolicyBot, RuleBased
 from arena.rl import DISCARD_BASE
+from arena.rl._game import session_name
 from arena.sdk import Bot
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples_bots"
@@ -114,7 +115,7 @@ def test_r4_gym_env_is_reproducible_from_a_seed():
     first = play_gym(arena.rl.gym_env(["random", "rule-based"]), 11, 30)
     second = play_gym(arena.rl.gym_env(["random", "rule-based"]), 11, 30)
     assert first == second
-    assert first[0][0].startswith("rl-11/")
+    assert first[0][0].startswith(f"{session_name(11)}/")  # named by a digest, not the seed
 
 
 def test_r26_gym_rewards_are_the_engines_payoffs():
@@ -189,7 +190,7 @@ def test_views_and_info_name_the_hand():
     view = env.view(agent)
     assert view.legal is not None and view.phase is Phase.PREDRAW_BETTING
     info = env.infos[agent]
-    assert info["hand_id"] == f"rl-8/{info['hand']}"
+    assert info["hand_id"] == f"{session_name(8)}/{info['hand']}"
     assert f'table = "{info["table"]}"' in env.phh()
 
 

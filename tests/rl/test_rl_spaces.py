@@ -33,6 +33,7 @@ from arena.rl import (
     sorted_cards,
     to_engine,
 )
+from arena.rl._game import session_name
 from arena.rl._spaces import History, encode
 
 
@@ -177,7 +178,8 @@ def test_r4_a_seed_replays_the_same_session():
             game.reset()
         runs.append(record)
     assert runs[0] == runs[1]
-    assert runs[0][0][0] == "rl-99/1" and runs[0][2][0] == "rl-99/2"
+    name = session_name(99)  # a digest of the seed, never the seed (issue 13 audit)
+    assert runs[0][0][0] == f"{name}/1" and runs[0][2][0] == f"{name}/2"
 
 
 def test_r9_a_finished_hand_replays_from_its_phh():
