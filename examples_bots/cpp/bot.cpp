@@ -14,6 +14,10 @@
 //   call             always check or call, stand pat at the draw: as little work per
 //                    decision as a bot can do (for benchmarks of the dealer).
 //
+// The strategy is Decide (under "decisions"). Whatever the dealer sends is the other
+// side's text: cards are read only by ParseCard and ParseHand, which check every index,
+// and a request the strategy does not understand gets PlaySafe (check, call, stand pat).
+//
 //   cmake -S . -B build && cmake --build build
 //   build/arena-cpp-bot --address 127.0.0.1:50051
 //   ARENA_TOKEN=arena_cpp_... build/arena-cpp-bot --dial arena.example.org:50443 --ca ca.pem
@@ -77,30 +81,69 @@ std::string Printable(const std::string& text) {
   return out;
 }
 
+// A fault reason's name, or its number when this copy of arena.proto has no such name.
+std::string FaultName(arena::v1::FaultReason reason) {
+  const std::string& name = arena::v1::FaultReason_Name(reason);
+  return name.empty() ? "reason " + std::to_string(static_cast<int>(reason)) : name;
+}
+
 // --- cards -----------------------------------------------------------------------------
+//
+// The dealer writes cards as text: "As", "Td", "9c" (rank 23456789TJQKA, suit cdhs), and
+// "Jk" for the joker. That text is the other side's: it is read only by ParseCard and
+// ParseHand, which check every index. Anything else (a NUL byte, a lower-case letter, a
+// third character, a card twice, a hand that is not five cards) is not understood, and
+// Decide then plays safe rather than guess.
 
-constexpr const char* kRanks = "23456789TJQKA";
-constexpr const char* kSuits = "cdhs";
+constexpr int kHandSize = 5;
+constexpr int kRankCount = 13;
+constexpr int kSuitCount = 4;
 
-bool IsJoker(const std::string& card) { return card == "Jk"; }
+struct Card {
+  int rank = 0;       // 0 (deuce) .. 12 (ace); 0 for the joker
+  int suit = 0;       // 0 clubs, 1 diamonds, 2 hearts, 3 spades; 0 for the joker
+  bool joker = false;
+  std::string text;   // as the dealer wrote it: a discard names the card by it
+};
 
-// 0 (deuce) .. 12 (ace); -1 for the joker or text that is no card.
-int RankOf(const std::string& card) {
-  if (card.size() != 2 || IsJoker(card)) return -1;
-  const char* found = std::strchr(kRanks, card[0]);
-  return found == nullptr ? -1 : static_cast<int>(found - kRanks);
+// Where `c` is in `alphabet`, or -1 (a NUL byte is in no alphabet).
+int IndexIn(const char* alphabet, char c) {
+  for (int i = 0; alphabet[i] != '\0'; ++i) {
+    if (alphabet[i] == c) return i;
+  }
+  return -1;
 }
 
-int SuitOf(const std::string& card) {
-  if (card.size() != 2 || IsJoker(card)) return -1;
-  const char* found = std::strchr(kSuits, card[1]);
-  return found == nullptr ? -1 : static_cast<int>(found - kSuits);
+// Whether `text` is a card; if so, `card` is it.
+bool ParseCard(const std::string& text, Card* card) {
+  if (text.size() != 2) return false;
+  card->text = text;
+  card->joker = text == "Jk";
+  card->rank = card->joker ? 0 : IndexIn("23456789TJQKA", text[0]);
+  card->suit = card->joker ? 0 : IndexIn("cdhs", text[1]);
+  return card->rank >= 0 && card->suit >= 0;
 }
 
-// Rank counts and made hands of the cards held (the joker counts as more of the top group).
+// Whether `texts` is a hand: five cards, none twice; if so, `hand` holds them.
+bool ParseHand(const google::protobuf::RepeatedPtrField<std::string>& texts, std::vector<Card>* hand) {
+  hand->clear();
+  if (texts.size() != kHandSize) return false;
+  bool seen[kRankCount * kSuitCount + 1] = {};  // the last one is the joker
+  for (const std::string& text : texts) {
+    Card card;
+    if (!ParseCard(text, &card)) return false;
+    const int id = card.joker ? kRankCount * kSuitCount : card.rank * kSuitCount + card.suit;
+    if (seen[id]) return false;
+    seen[id] = true;
+    hand->push_back(card);
+  }
+  return true;
+}
+
+// Rank counts and made hands of a parsed hand (the joker counts as more of the top group).
 struct Shape {
-  int counts[13] = {};
-  int suits[4] = {};
+  int counts[kRankCount] = {};
+  int suits[kSuitCount] = {};
   int jokers = 0;
   int top = 0;     // the largest group (pair: 2, trips: 3), jokers included
   int second = 0;  // the next group
@@ -109,22 +152,20 @@ struct Shape {
   int four_flush_suit = -1;
 };
 
-Shape Analyse(const google::protobuf::RepeatedPtrField<std::string>& cards) {
+Shape Analyse(const std::vector<Card>& hand) {
   Shape shape;
   int real = 0;
-  for (const std::string& card : cards) {
-    const int rank = RankOf(card);
-    const int suit = SuitOf(card);
-    if (rank < 0 || suit < 0) {
-      shape.jokers += IsJoker(card) ? 1 : 0;
+  for (const Card& card : hand) {  // ParseCard made every rank and suit an index in range
+    if (card.joker) {
+      ++shape.jokers;
       continue;
     }
     ++real;
-    ++shape.counts[rank];
-    ++shape.suits[suit];
+    ++shape.counts[card.rank];
+    ++shape.suits[card.suit];
   }
-  int low = 13, high = -1, distinct = 0;
-  for (int rank = 0; rank < 13; ++rank) {
+  int low = kRankCount, high = -1, distinct = 0;
+  for (int rank = 0; rank < kRankCount; ++rank) {
     const int n = shape.counts[rank];
     if (n == 0) continue;
     ++distinct;
@@ -142,7 +183,7 @@ Shape Analyse(const google::protobuf::RepeatedPtrField<std::string>& cards) {
   const bool wheel = five_distinct && shape.counts[12] && shape.counts[0] && shape.counts[1] &&
                      shape.counts[2] && shape.counts[3];
   shape.straight = five_distinct && (high - low == 4 || wheel);
-  for (int suit = 0; suit < 4; ++suit) {
+  for (int suit = 0; suit < kSuitCount; ++suit) {
     if (shape.suits[suit] == 5 && shape.jokers == 0) shape.flush = true;
     if (shape.suits[suit] == 4) shape.four_flush_suit = suit;
   }
@@ -161,56 +202,77 @@ int Strength(const Shape& shape) {
 
 // The cards to throw, lowest first, at most max_discard: keep pairs and better (and the
 // joker), stand pat with a made hand, keep four to a flush, else keep the highest card.
-std::vector<std::string> ChooseDiscards(const google::protobuf::RepeatedPtrField<std::string>& cards,
-                                        uint32_t max_discard) {
-  const Shape shape = Analyse(cards);
-  std::vector<std::string> throw_away;
+std::vector<Card> ChooseDiscards(const std::vector<Card>& hand, uint32_t max_discard) {
+  const Shape shape = Analyse(hand);
+  std::vector<Card> throw_away;
   if (Strength(shape) == 4) return throw_away;
   bool paired = false;
   int high = -1;
-  for (int rank = 0; rank < 13; ++rank) {
+  for (int rank = 0; rank < kRankCount; ++rank) {
     if (shape.counts[rank] >= 2) paired = true;
     if (shape.counts[rank] > 0) high = rank;
   }
-  for (const std::string& card : cards) {
-    const int rank = RankOf(card);
+  for (const Card& card : hand) {
     bool keep;
-    if (IsJoker(card) || rank < 0) {
-      keep = true;  // the joker, and (never seen) text that is no card: never thrown
+    if (card.joker) {
+      keep = true;
     } else if (paired) {
-      keep = shape.counts[rank] >= 2;
+      keep = shape.counts[card.rank] >= 2;
     } else if (shape.jokers == 0 && shape.four_flush_suit >= 0) {
-      keep = SuitOf(card) == shape.four_flush_suit;
+      keep = card.suit == shape.four_flush_suit;
     } else {
-      keep = rank == high;  // with the joker too: it pairs the top card
+      keep = card.rank == high;  // with the joker too: it pairs the top card
     }
     if (!keep) throw_away.push_back(card);
   }
   std::stable_sort(throw_away.begin(), throw_away.end(),
-                   [](const std::string& a, const std::string& b) { return RankOf(a) < RankOf(b); });
+                   [](const Card& a, const Card& b) { return a.rank < b.rank; });
   if (throw_away.size() > max_discard) throw_away.resize(max_discard);
   return throw_away;
 }
 
 // --- decisions -------------------------------------------------------------------------
 
-// Fill `action` (its decision_id already set) with the answer to `request`.
+// The answer when the bot does not understand the request (cards it cannot read, a phase
+// it does not know, amounts that make no sense): check, or call (a call is always legal
+// facing a bet, all-in for less included); at the draw, keep every card.
+void PlaySafe(const DecisionRequest& request, Action* action) {
+  if (request.phase() == arena::v1::PHASE_DRAW) {
+    action->set_kind(arena::v1::ACTION_KIND_DISCARD);  // no cards: stand pat
+  } else if (request.legal().call_amount() == 0) {
+    action->set_kind(arena::v1::ACTION_KIND_CHECK);
+  } else {
+    action->set_kind(arena::v1::ACTION_KIND_CALL);
+  }
+}
+
+// Whether a raise to min_raise_to is one the dealer offers (an empty range, or one that
+// starts at no chips, is a dealer's mistake, not an offer).
+bool CanRaise(const arena::v1::LegalActions& legal) {
+  return legal.can_raise() && legal.min_raise_to() > 0 && legal.min_raise_to() <= legal.max_raise_to();
+}
+
+// Whether this strategy understands `request`: a phase it knows, five cards it can read,
+// an amount to call of no fewer than 0 chips. If so, `hand` holds the cards.
+bool Understood(const DecisionRequest& request, std::vector<Card>* hand) {
+  const arena::v1::Phase phase = request.phase();
+  const bool known = phase == arena::v1::PHASE_PREDRAW_BETTING || phase == arena::v1::PHASE_DRAW ||
+                     phase == arena::v1::PHASE_POSTDRAW_BETTING;
+  return known && request.legal().call_amount() >= 0 && ParseHand(request.hole_cards(), hand);
+}
+
+// The strategy. Fill `action` (its decision_id already set) with the answer to `request`.
 void Decide(const DecisionRequest& request, Policy policy, Action* action) {
   const auto& legal = request.legal();
+  std::vector<Card> hand;
+  if (policy == Policy::kCall || !Understood(request, &hand)) return PlaySafe(request, action);
   if (request.phase() == arena::v1::PHASE_DRAW) {
     action->set_kind(arena::v1::ACTION_KIND_DISCARD);
-    if (policy == Policy::kCall) return;  // stand pat
-    for (std::string& card : ChooseDiscards(request.hole_cards(), legal.max_discard())) {
-      action->add_cards(std::move(card));
-    }
+    for (const Card& card : ChooseDiscards(hand, legal.max_discard())) action->add_cards(card.text);
     return;
   }
-  if (policy == Policy::kCall) {
-    action->set_kind(arena::v1::ACTION_KIND_CALL);  // with nothing to call, a check
-    return;
-  }
-  const int made = Strength(Analyse(request.hole_cards()));
-  if (made >= 1 && legal.can_raise()) {
+  const int made = Strength(Analyse(hand));
+  if (made >= 1 && CanRaise(legal)) {
     action->set_kind(arena::v1::ACTION_KIND_BET_RAISE);
     action->set_amount(legal.min_raise_to());
   } else if (legal.call_amount() == 0) {
@@ -222,9 +284,20 @@ void Decide(const DecisionRequest& request, Policy policy, Action* action) {
   }
 }
 
+// Whether `ticket` can go back as the `arena-resume` header: gRPC C++ aborts the process
+// on a header value with a byte outside 0x20..0x7e, so a ticket is kept only when it is a
+// plausible one (the arena's are 32 URL-safe characters; at most 256 visible ASCII ones).
+bool UsableTicket(const std::string& ticket) {
+  if (ticket.size() > 256) return false;
+  for (const char c : ticket) {
+    if (c < 0x21 || c > 0x7e) return false;  // a char may be signed: bytes >= 0x80 are < 0
+  }
+  return true;
+}
+
 // One conversation on one stream, whichever side connected: Hello after MatchStart, one
-// Action per DecisionRequest. `send` writes a reply; it returns false once the stream is
-// gone. The messages are reused from one decision to the next (no allocation per decision).
+// Action per DecisionRequest. The messages are reused from one decision to the next (no
+// allocation per decision).
 class Conversation {
  public:
   explicit Conversation(Policy policy) : policy_(policy) {
@@ -238,9 +311,15 @@ class Conversation {
   // The reply to `message`, or nullptr when it needs none.
   const BotMessage* Answer(const DealerMessage& message) {
     switch (message.kind_case()) {
-      case DealerMessage::kMatchStart:
-        ticket_ = message.match_start().resume_ticket();
+      case DealerMessage::kMatchStart: {
+        const std::string& ticket = message.match_start().resume_ticket();
+        ticket_ = UsableTicket(ticket) ? ticket : "";
+        if (ticket_ != ticket) {
+          std::cerr << kName << ": the resume ticket is no header value (" << ticket.size()
+                    << " bytes): a broken stream will not resume" << std::endl;
+        }
         return &hello_;
+      }
       case DealerMessage::kDecision: {
         const DecisionRequest& request = message.decision();
         Action* action = answer_.mutable_action();
@@ -250,8 +329,8 @@ class Conversation {
         return &answer_;
       }
       case DealerMessage::kFault:
-        std::cerr << kName << ": fault " << arena::v1::FaultReason_Name(message.fault().reason())
-                  << ": " << Printable(message.fault().detail()) << std::endl;
+        std::cerr << kName << ": fault " << FaultName(message.fault().reason()) << ": "
+                  << Printable(message.fault().detail()) << std::endl;
         return nullptr;
       default:  // hand_start, hand_end, match_end: a stateless bot needs nothing from them
         return nullptr;
@@ -497,24 +576,37 @@ constexpr auto kAfterMatchEnd = std::chrono::seconds(5);  // then a finished str
   std::_Exit(2);
 }
 
+// Whether `host` is an IPv4 address in 127.0.0.0/8, written the one plain way: four
+// decimal parts of 0..255 without leading zeros (a resolver may read "0127" as octal 87).
+bool IsLoopbackIPv4(const std::string& host) {
+  int part = 0, value = 0, digits = 0, first = -1;
+  for (const char c : host) {
+    if (c == '.') {
+      if (digits == 0 || part == 3) return false;
+      if (part++ == 0) first = value;
+      value = digits = 0;
+    } else if (c >= '0' && c <= '9') {
+      if (digits == 1 && value == 0) return false;  // a leading zero
+      value = value * 10 + (c - '0');               // at most 255 * 10 + 9: no overflow
+      if (++digits > 3 || value > 255) return false;
+    } else {
+      return false;
+    }
+  }
+  return part == 3 && digits > 0 && first == 127;
+}
+
 // Whether `address` (HOST:PORT, [V6]:PORT or unix:PATH) stays on this machine.
 bool IsLoopback(const std::string& address) {
   if (address.rfind("unix:", 0) == 0) return true;
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos || colon == 0) return false;
   std::string host = address.substr(0, colon);
-  std::transform(host.begin(), host.end(), host.begin(), ::tolower);
+  for (char& c : host) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');  // ::tolower(c < 0) is UB
+  }
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  if (host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
-  int parts[4];
-  char tail;
-  if (std::sscanf(host.c_str(), "%d.%d.%d.%d%c", &parts[0], &parts[1], &parts[2], &parts[3], &tail) != 4) {
-    return false;
-  }
-  for (int part : parts) {
-    if (part < 0 || part > 255) return false;
-  }
-  return parts[0] == 127 && host.find_first_not_of("0123456789.") == std::string::npos;
+  return host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" || IsLoopbackIPv4(host);
 }
 
 bool Transient(grpc::StatusCode code) {  // failures after which a resume ticket is still worth offering
@@ -553,7 +645,8 @@ Outcome PlayStream(arena::v1::Arena::Stub* stub, const std::string& token, const
   while (stream->Read(&message)) {
     if (message.kind_case() == DealerMessage::kMatchStart) outcome.started = true;
     const BotMessage* reply = conversation.Answer(message);
-    if (reply != nullptr) stream->Write(*reply);
+    // nothing more after WritesDone: gRPC C++ aborts the process on a write after it
+    if (reply != nullptr && !outcome.ended) stream->Write(*reply);
     if (message.kind_case() == DealerMessage::kMatchEnd && !outcome.ended) {
       outcome.ended = true;
       stream->WritesDone();
