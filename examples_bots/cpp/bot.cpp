@@ -645,7 +645,7 @@ Outcome PlayStream(arena::v1::Arena::Stub* stub, const std::string& token, const
   while (stream->Read(&message)) {
     if (message.kind_case() == DealerMessage::kMatchStart) outcome.started = true;
     const BotMessage* reply = conversation.Answer(message);
-    // nothing more after WritesDone: gRPC C++ aborts the process on a write after it
+    // nothing more once our half of the stream is closed (WritesDone): not even an answer
     if (reply != nullptr && !outcome.ended) stream->Write(*reply);
     if (message.kind_case() == DealerMessage::kMatchEnd && !outcome.ended) {
       outcome.ended = true;
