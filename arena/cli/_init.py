@@ -84,9 +84,12 @@ def scan(bots_dir: Path, out_dir: Path) -> tuple[list[dict[str, Any]], list[str]
             continue
         if note is not None:
             notes.append(f"{shown}: {note}")
-        name, k = sanitised(folder.name), 2
+        base = sanitised(folder.name)
+        if base.lower() in BASELINES:  # not calling-station-2: that reads as a second copy
+            base = f"student-{base}"
+        name, k = base, 2
         while name.lower() in taken:
-            name, k = f"{sanitised(folder.name)[:60]}-{k}", k + 1
+            name, k = f"{base[:60]}-{k}", k + 1
         taken.add(name.lower())
         if sanitised(folder.name).lower() in BASELINES:
             notes.append(f"{shown} is named {name!r} (a baseline has its name)")

@@ -6,10 +6,13 @@ environment, every descendant killed when the step ends) and, where bubblewrap w
 (L1), inside it: the bot's folder read-write and nothing else of the file system but a
 read-only system and the Python install, a private size-capped ``/tmp`` as ``$HOME``, its
 own PID namespace (a ``setsid`` grandchild dies with the step), loopback only unless the
-manifest asks for the network. As root, the step is uid 1000 inside its user namespace,
-not root (root regains every capability at exec), and, where cgroups work, in a cgroup
-of its own (memory and process caps). One budget of time and of printed bytes covers
-all of a folder's steps; what a step prints goes to the build log, never the terminal.
+manifest asks for the network, no kernel keyrings. As root the step runs as a leased
+uid of its own, as a bot's seat does (never uid 0 in any namespace: that uid owns
+``/etc/shadow`` and may write ``/proc/sys``), the folder lent to it for the build
+(:mod:`arena.dealer._buildtree`), and, where cgroups work, in a cgroup of its own. One
+budget of time and of printed bytes covers all of a folder's steps; what a step prints
+goes to the build log, never the terminal. Afterwards no FIFO, socket or device file
+(a channel between two instances of the bot) and no setuid or setgid bit is left.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import contextlib
 import functools
 import json
 import os
+import platform
 import select
 import shutil
 import signal
@@ -29,14 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from arena.dealer._bwrap import SANDBOX_TMP, bwrap_command
+from arena.dealer._buildtree import give_back, lend
+from arena.dealer._bwrap import SANDBOX_TMP, SECCOMP_FD, bwrap_command, setpriv_command
 from arena.dealer._cgroups import SeatCgroup, cgroup_support
 from arena.dealer._process import safe_name
-from arena.dealer._sandbox import check_layers
+from arena.dealer._sandbox import check_layers, lease_uid
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
-BUILD_UID = 1000
-"""The uid a build has inside its user namespace when the arena runs as root."""
+_KEYRING_CALLS = {"add_key": 248, "request_key": 249, "keyctl": 250}
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 
 
@@ -67,15 +71,22 @@ class BuildFailed(RuntimeError):
 
 @functools.cache
 def build_layer() -> str:
-    """``L1`` where bubblewrap works here, else ``L0`` (the supervisor alone)."""
-    if os.geteuid() != 0:
-        return "L1" if any(c.layer == "L1" and c.available for c in check_layers()) else "L0"
-    probe = bwrap_command(["true"], inner_uid=BUILD_UID)
-    try:
-        done = subprocess.run(probe, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return "L0"
-    return "L1" if done.returncode == 0 else "L0"
+    """``L1`` where bubblewrap works here (as root: with a leased uid), else ``L0``."""
+    return "L1" if any(c.layer == "L1" and c.available for c in check_layers()) else "L0"
+
+
+@dataclass
+class _Build:
+    """One folder's build in progress: where, how, and what of its budgets is left."""
+
+    folder: Path
+    layer: str
+    network: bool
+    hidden: Sequence[str | os.PathLike[str]]
+    limits: BuildLimits
+    uid: int | None
+    deadline: float
+    output_left: list[int]
 
 
 def run_build(
@@ -89,35 +100,42 @@ def run_build(
     limits: BuildLimits = BuildLimits(),
 ) -> None:
     """Run ``steps`` in order in ``folder`` at ``layer`` (``L0`` or ``L1``), each one's
-    output appended to ``log``; :class:`BuildFailed` at the first that fails."""
-    deadline = time.monotonic() + limits.seconds
-    budget = [limits.output_bytes]
-    for index, argv in enumerate(steps):
-        log.write(f"$ {' '.join(argv)}\n".encode())
-        log.flush()
+    output appended to ``log``; :class:`BuildFailed` at the first that fails, or if the
+    build left a FIFO, socket or device file (removed)."""
+    lease = lease_uid() if layer == "L1" and os.geteuid() == 0 else None
+    build = _Build(folder, layer, network, hidden, limits, lease.uid if lease else None,
+                   time.monotonic() + limits.seconds, [limits.output_bytes])  # fmt: skip
+    failure = None
+    try:
+        owners = lend(folder, lease.uid) if lease is not None else None
         try:
-            _run_step(list(argv), folder, log, layer, network, hidden, limits, deadline, budget)
-        except BuildFailed as error:
-            raise BuildFailed(str(error), index) from None
+            for index, argv in enumerate(steps):
+                log.write(f"$ {' '.join(argv)}\n".encode())
+                log.flush()
+                try:
+                    _run_step(list(argv), build, log)
+                except BuildFailed as error:
+                    failure = BuildFailed(str(error), index)
+                    break
+        finally:
+            removed = give_back(folder, owners)
+    finally:
+        if lease is not None:
+            lease.release()
+    if failure is not None:
+        raise failure
+    if removed:
+        shown = ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else "")
+        raise BuildFailed(f"left {shown}: a FIFO, socket or device file (removed; not allowed)")
 
 
-def _run_step(
-    argv: list[str],
-    folder: Path,
-    log: BinaryIO,
-    layer: str,
-    network: bool,
-    hidden: Sequence[str | os.PathLike[str]],
-    limits: BuildLimits,
-    deadline: float,
-    budget: list[int],
-) -> None:
-    path = _environment(network, layer, folder)["PATH"]
+def _run_step(argv: list[str], build: _Build, log: BinaryIO) -> None:
+    path = _environment(build)["PATH"]
     if "/" not in argv[0] and shutil.which(argv[0], path=path) is None:
         raise BuildFailed(f"failed: {argv[0]!r} is not installed (not on PATH)")
-    command, cgroup = _command(argv, folder, layer, network, hidden, limits)
+    command, cgroup = _command(argv, build)
     try:
-        status = _watch(command, log, deadline, budget)
+        status = _watch(command, log, build.deadline, build.output_left)
     finally:
         if cgroup is not None:
             cgroup.remove()
@@ -134,63 +152,56 @@ def _status_text(status: int) -> str:
     return f"failed with exit status {status}"
 
 
-def _environment(network: bool, layer: str, folder: Path) -> dict[str, str]:
-    home = SANDBOX_TMP if layer == "L1" else str(folder)
+def _environment(build: _Build) -> dict[str, str]:
     env = {
         "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
         "LANG": os.environ.get("LANG", "C.UTF-8"),
-        "HOME": home,
+        "HOME": SANDBOX_TMP if build.layer == "L1" else str(build.folder),
         "TMPDIR": SANDBOX_TMP,
     }
-    if network:  # a build that downloads (npm ci) may need the machine's proxy
+    if build.network:  # a build that downloads (npm ci) may need the machine's proxy
         env.update({key: os.environ[key] for key in _PROXIES if key in os.environ})
     return env
 
 
-def _command(
-    argv: list[str],
-    folder: Path,
-    layer: str,
-    network: bool,
-    hidden: Sequence[str | os.PathLike[str]],
-    limits: BuildLimits,
-) -> tuple[list[str], SeatCgroup | None]:
+def _command(argv: list[str], build: _Build) -> tuple[list[str], SeatCgroup | None]:
     """The supervisor's command line for one step, and the cgroup it joins (or None)."""
-    inner = argv
-    if layer == "L1":  # no seccomp filter: a build's own processes share nothing worth it
+    inner, limits = argv, build.limits
+    if build.layer == "L1":
         inner = bwrap_command(
-            argv,
-            writable=[folder],
+            argv if build.uid is None else setpriv_command(argv, build.uid),
+            writable=[build.folder],
             tmp_mb=limits.tmp_mb,
-            hidden=hidden,
-            share_network=network,
-            inner_uid=BUILD_UID if os.geteuid() == 0 else None,
-            chdir=str(folder),
+            hidden=build.hidden,
+            share_network=build.network,
+            as_root=build.uid is not None,
+            seccomp=platform.machine() == "x86_64",  # the numbers below are x86_64's
+            chdir=str(build.folder),
         )
     cgroup = None
     if os.geteuid() == 0 and cgroup_support()[0]:
         with contextlib.suppress(OSError):
             cgroup = SeatCgroup.create(
-                f"build-{safe_name(folder.name)[:16]}",
+                f"build-{safe_name(build.folder.name)[:16]}",
                 memory_mb=limits.memory_mb,
                 max_processes=limits.max_processes,
             )
     size, cpu = limits.file_size_mb << 20, int(limits.seconds)
+    rlimits = {"RLIMIT_CORE": [0, 0], "RLIMIT_FSIZE": [size, size], "RLIMIT_CPU": [cpu, cpu + 1]}
+    if build.uid is not None:  # its own uid: the kernel counts its processes alone
+        rlimits["RLIMIT_NPROC"] = [limits.max_processes, limits.max_processes]
     config = {
         "argv": inner,
-        "env": _environment(network, layer, folder),
-        "cwd": str(folder),
-        "rlimits": {
-            "RLIMIT_CORE": [0, 0],
-            "RLIMIT_FSIZE": [size, size],
-            "RLIMIT_CPU": [cpu, cpu + 1],  # a backstop per process; the deadline is wall time
-        },
+        "env": _environment(build),
+        "cwd": str(build.folder),
+        "rlimits": rlimits,
         "cgroup_procs": cgroup.procs_files() if cgroup is not None else [],
         "parent_pid": os.getpid(),
         "grace": 1.0,
-        "signal_exit_codes": layer == "L1",
+        "signal_exit_codes": build.layer == "L1",
         "leftovers": {"cgroups": [str(p) for p in cgroup.dirs] if cgroup else [], "folders": []},
-        "seccomp": None,
+        # no kernel keyrings: the arena's session keyring would be the build's (audit)
+        "seccomp": {"syscalls": _KEYRING_CALLS, "fcntl": []} if SECCOMP_FD in inner else None,
     }
     return [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config)], cgroup
 

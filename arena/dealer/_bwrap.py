@@ -115,7 +115,6 @@ def bwrap_command(
     bwrap: str | None = None,
     seccomp: bool = False,
     writable: Sequence[str | os.PathLike[str]] = (),
-    inner_uid: int | None = None,
     chdir: str = SANDBOX_TMP,
 ) -> list[str]:
     """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` and ``writable``
@@ -123,16 +122,12 @@ def bwrap_command(
 
     ``as_root``: L2, where bubblewrap runs as root without a user namespace and ``argv``
     switches uid itself (``setpriv``); otherwise bubblewrap drops every capability.
-    ``inner_uid``: the uid (and gid) inside the user namespace, so that a process the
-    arena's root starts is not root there (root would regain every capability at exec).
     ``seccomp``: load the filter the supervisor compiles (:data:`DENIED_SYSCALLS`) from
     the fd it puts in place of :data:`SECCOMP_FD`.
     """
     program = bwrap or shutil.which("bwrap") or "bwrap"
     args = [program, "--die-with-parent", "--new-session"]
     args += [] if as_root else ["--unshare-user", "--cap-drop", "ALL"]
-    if inner_uid is not None and not as_root:
-        args += ["--uid", str(inner_uid), "--gid", str(inner_uid)]
     args += ["--seccomp", SECCOMP_FD] if seccomp else []
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
     args += [] if share_network else ["--unshare-net"]

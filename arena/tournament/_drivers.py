@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from arena.dealer import STARTUP_TIMEOUT, BotDriver, BotStartError, open_bot, policy_driver
 from arena.policies import BUILT_IN
 from arena.tournament._bots import BUILTIN_KINDS
+from arena.tournament._folder import outside_folder
 
 
 class BotSpecLike(Protocol):
@@ -75,11 +76,18 @@ def open_builtin_bot(
     if spec.kind == "address":
         return open_bot(spec.name, address=spec.target, startup_timeout=context.startup_timeout)
     if spec.kind == "command":
+        folder = getattr(spec, "folder", None)
+        argv = _argv(spec)
+        reach = (
+            outside_folder(argv, folder) if folder is not None and isinstance(argv, list) else None
+        )
+        if reach is not None:
+            return _cannot_start(f"bot {spec.name!r}: {reach}")
         options = dict(context.options or {})
         workdir = getattr(spec, "workdir", None) or options.get("workdir")
         return open_bot(
             spec.name,
-            command=_argv(spec),
+            command=argv,
             startup_timeout=context.startup_timeout,
             log_dir=context.log_dir,
             workdir=workdir,

@@ -27,6 +27,7 @@ import os
 import re
 import shlex
 import stat
+import sys
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -165,6 +166,25 @@ def _check(root: Path, path: Path, data: dict[str, Any]) -> Manifest:
     return Manifest(root, name, lang, run, build, output, sources, requires, network)
 
 
+def outside_folder(argv: Sequence[str], folder: Path) -> str | None:
+    """Why a folder bot's command reaches outside its folder, or None.
+
+    The launcher mounts the folder of each file the command names, found through links:
+    a link a student (or their build) left, ``ref -> ../bob/bot.py``, would mount another
+    student's folder in this bot's sandbox (audit). So every argument naming an existing
+    path must lead, links followed, into the folder; only a program found on PATH and
+    the arena's interpreter may lie elsewhere.
+    """
+    root = folder.resolve()
+    for index, arg in enumerate(argv):
+        if (index == 0 and "/" not in arg) or arg == sys.executable:
+            continue
+        candidate = Path(arg) if os.path.isabs(arg) else root / arg
+        if os.path.lexists(candidate) and not _within(root, candidate):
+            return f"its command's {arg!r} leads outside its folder {root}"
+    return None
+
+
 def _within(root: Path, path: Path) -> bool:
     resolved = path.resolve()
     return resolved == root or root in resolved.parents
@@ -238,7 +258,9 @@ def build_folder(
                 limits=BUILD_LIMITS,
             )
         except BuildFailed as error:
-            step = manifest.build[error.step] if error.step is not None else "build"
-            problem = f"{manifest.folder}: build step {step!r} {error}; see {log_path}"
+            step = (
+                f"build step {manifest.build[error.step]!r}" if error.step is not None else "build"
+            )
+            problem = f"{manifest.folder}: {step} {error}; see {log_path}"
             raise BuildError(problem) from None
     return layer

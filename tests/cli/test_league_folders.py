@@ -83,3 +83,5 @@ def test_a_student_folder_named_like_a_baseline_does_not_take_its_name(tmp_path:
     assert not students & {"calling-station", "rule-based", "random"}
     assert not {name.lower() for name in students} & {"calling-station", "rule-based"}
     assert "baseline" in made.output
+    # no look-alike of a baseline's name either (not calling-station-2)
+    assert {"student-calling-station", "student-Rule-Based"} <= students

@@ -20,10 +20,18 @@ import time
 from pathlib import Path
 
 import pytest
+import trio
 
 import arena.tournament._folder as folder_module
-from arena.dealer import BuildLimits, build_layer
-from arena.tournament import BuildError, build_folder, load_manifest
+from arena.dealer import BotStartError, BuildLimits, build_layer
+from arena.tournament import (
+    BuildError,
+    DriverContext,
+    build_folder,
+    load_manifest,
+    open_builtin_bot,
+    parse_bot_text,
+)
 
 
 def _need_l1() -> None:
@@ -262,3 +270,42 @@ def test_ctrl_c_during_a_build_is_one_line_and_stops_it(tmp_path: Path) -> None:
     assert arena.returncode == 130, lines
     assert len(lines) == 1 and lines[0].startswith("interrupted: the build of s "), lines
     _assert_none_left(marker, "Ctrl-C left a process the build started")
+
+
+def test_a_root_build_gives_the_folder_back_to_its_owner(tmp_path: Path) -> None:
+    """As root the build runs as a leased uid (the folder lent to it): afterwards every
+    entry, old and new, belongs to the folder's owner again, and none to a seat uid."""
+    _need_l1()
+    if os.geteuid() != 0:
+        pytest.skip("only an arena running as root lends the folder to a uid")
+    folder = _student(tmp_path, _try("os.makedirs('build/x'); open('build/x/bot', 'w')"))
+    (folder / "keep.txt").write_text("mine")
+    assert _verdict(folder) == "done"
+    owner = folder.stat().st_uid
+    owners = {p.lstat().st_uid for p in [folder, *folder.rglob("*")]}
+    assert owners == {owner} == {os.geteuid()}
+
+
+def test_a_folder_bot_whose_command_leads_outside_its_folder_cannot_start(
+    tmp_path: Path,
+) -> None:
+    """A link the student (or the build) left, ``ref -> ../bob/bot.py``, would have the
+    launcher mount bob's folder in alice's sandbox: such a bot forfeits, naming it."""
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / "bot.py").write_text("bob's strategy")
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    (alice / "ref").symlink_to("../bob/bot.py")
+    (alice / "bot.toml").write_text('run = "{python} ref"\n')
+    spec = parse_bot_text(f"alice={alice}")
+
+    async def start() -> str:
+        context = DriverContext(seed=1, log_dir=tmp_path / "logs")
+        try:
+            async with open_builtin_bot(spec, context):
+                return "started"
+        except BotStartError as error:
+            return str(error)
+
+    seen = trio.run(start)
+    assert "'ref' leads outside its folder" in seen, seen
