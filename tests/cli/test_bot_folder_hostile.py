@@ -56,5 +56,3 @@ def test_a_hostile_manifest_is_one_manifest_error(tmp_path: Path, kind: str) -> 
         (folder / "bot.toml").symlink_to(outside)
     with pytest.raises(ManifestError):
         load_manifest(folder)
-
-
