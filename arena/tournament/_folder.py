@@ -23,6 +23,7 @@ files, loopback only unless ``network = true``, one time and output budget).
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import re
 import shlex
@@ -46,6 +47,9 @@ MANIFEST_BYTES = 64 * 1024
 """Where a folder's build writes its output (in the folder)."""
 BUILD_LIMITS = BuildLimits()
 """One folder's build budget (all its steps): 900 s, 8 MiB of output."""
+
+MAX_SOURCES = 100_000
+"""The most files a staleness check looks at."""
 
 _KEYS = ("name", "lang", "build", "output", "sources", "run", "requires", "network")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")  # arena.tournament._bots.NAME
@@ -191,14 +195,30 @@ def _within(root: Path, path: Path) -> bool:
 
 
 def _sources(manifest: Manifest) -> list[Path]:
-    root = manifest.folder
-    if manifest.sources:
-        return [p for pattern in manifest.sources for p in root.glob(pattern) if p.is_file()]
-    found = []
+    """The folder's source files: one walk that follows no link to a folder (links to
+    ``.`` made a glob of ``*/*/*/*.cpp`` run for minutes, audit) and stops after
+    ``MAX_SOURCES`` files; ``sources`` patterns match paths relative to the folder."""
+    root, found = manifest.folder, []
+    patterns = [p.removeprefix("./") for p in manifest.sources]
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP and not d.startswith(".")]
-        found += [Path(dirpath) / f for f in filenames if not f.startswith(".")]
+        if not patterns:
+            dirnames[:] = [d for d in dirnames if d not in _SKIP and not d.startswith(".")]
+            filenames = [f for f in filenames if not f.startswith(".")]
+        for name in filenames:
+            path = Path(dirpath) / name
+            relative = path.relative_to(root).as_posix()
+            if not patterns or any(_matches(relative, p) for p in patterns):
+                found.append(path)
+        if len(found) >= MAX_SOURCES:
+            break
     return found
+
+
+def _matches(relative: str, pattern: str) -> bool:
+    """``pattern`` (``*`` may cross folders) matches ``relative``; ``**/`` may match none."""
+    return fnmatch.fnmatchcase(relative, pattern) or (
+        pattern.startswith("**/") and fnmatch.fnmatchcase(relative, pattern[3:])
+    )
 
 
 def needs_build(manifest: Manifest) -> bool:
