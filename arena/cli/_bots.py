@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from arena.dealer import build_layer
 from arena.text import escape_untrusted
 from arena.tournament import (
     BotSpec,
@@ -54,6 +55,7 @@ def build_folder_bots(
     a warning line and the bot forfeits when it cannot start.
     """
     folders = [Path(spec.folder).resolve() for spec in specs if spec.folder is not None]
+    warned = False
     for spec in specs:
         if spec.folder is None or not spec.available():
             continue
@@ -61,6 +63,14 @@ def build_folder_bots(
         others = [f for f in folders if f != own and f not in own.parents]  # not its parents
         try:
             manifest = load_manifest(spec.folder)
+            if manifest.build and not warned and build_layer() == "L0":
+                warned = True  # before any build runs, not after (audit)
+                click.echo(
+                    "warning: bubblewrap does not work here: bot folders' builds run without "
+                    "a file-system sandbox and can read and write anything you can "
+                    "(apt-get install bubblewrap)",
+                    err=True,
+                )
             layer = build_folder(manifest, hidden=[*hidden, *others])
         except KeyboardInterrupt:
             where = escape_untrusted(str(spec.folder))
@@ -76,12 +86,6 @@ def build_folder_bots(
             continue
         where = escape_untrusted(str(spec.folder))
         click.echo(f"built {spec.name} ({where}) in sandbox {layer}", err=True)
-        if layer == "L0":
-            click.echo(
-                f"warning: {spec.name}'s build could read and write anything you can: "
-                "bubblewrap does not work here (apt-get install bubblewrap)",
-                err=True,
-            )
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:

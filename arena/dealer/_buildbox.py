@@ -38,6 +38,7 @@ from arena.dealer._bwrap import SANDBOX_TMP, SECCOMP_FD, bwrap_command, setpriv_
 from arena.dealer._cgroups import SeatCgroup, cgroup_support
 from arena.dealer._process import safe_name
 from arena.dealer._sandbox import check_layers, lease_uid
+from arena.dealer._seatbox import CONFIG_ENV
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 _KEYRING_CALLS = {"add_key": 248, "request_key": 249, "keyctl": 250}
@@ -165,7 +166,8 @@ def _environment(build: _Build) -> dict[str, str]:
 
 
 def _command(argv: list[str], build: _Build) -> tuple[list[str], SeatCgroup | None]:
-    """The supervisor's command line for one step, and the cgroup it joins (or None)."""
+    """The supervisor's command line for one step (its config last: :func:`_watch` moves
+    it into the supervisor's environment), and the cgroup it joins (or None)."""
     inner, limits = argv, build.limits
     if build.layer == "L1":
         inner = bwrap_command(
@@ -209,9 +211,11 @@ def _command(argv: list[str], build: _Build) -> tuple[list[str], SeatCgroup | No
 def _watch(command: list[str], log: BinaryIO, deadline: float, budget: list[int]) -> int:
     """Run one step, copying what it prints into ``log`` within the budgets; its status
     (128 + N for a signal). :class:`BuildFailed` when a budget runs out."""
+    *argv, config = command  # the config in an environment only this user can read (audit)
     try:
         process = subprocess.Popen(
-            command,
+            argv,
+            env={CONFIG_ENV: config, "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
             stdin=subprocess.PIPE,  # the supervisor stops the step when this closes
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

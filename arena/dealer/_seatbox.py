@@ -38,6 +38,8 @@ from arena.dealer._process import free_tcp_port, safe_name
 from arena.dealer._sandbox import BotLimits, UidLease, lease_uid
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
+CONFIG_ENV = "ARENA_SUPERVISOR_CONFIG"
+"""Where the supervisor finds its JSON config (``_supervisor.CONFIG_ENV``)."""
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 PARENT_PID_ENV = "ARENA_PARENT_PID"
 SANDBOX_ENV = "ARENA_SANDBOX"
@@ -200,7 +202,9 @@ class SeatBox:
         rlimits: Mapping[str, list[int]],
         grace: float,
     ) -> list[str]:
-        """``python -I -S _supervisor.py <json>``: the supervisor that starts ``argv``."""
+        """``python -I -S _supervisor.py``: the supervisor that starts ``argv``. Its config
+        goes into ``env`` (:data:`CONFIG_ENV`), which the caller gives the supervisor: an
+        environment only its own user can read (``ps`` shows a command line to all)."""
         if not (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: no such executable file")
         inner = list(argv)
@@ -236,4 +240,5 @@ class SeatBox:
             if SECCOMP_FD in inner
             else None,
         }
-        return [sys.executable, "-I", "-S", str(SUPERVISOR), json.dumps(config)]
+        env[CONFIG_ENV] = json.dumps(config)  # after the bot's env was copied into it
+        return [sys.executable, "-I", "-S", str(SUPERVISOR)]

@@ -1,6 +1,7 @@
 """The exec-chain launcher between the arena and a launched bot (standard library only).
 
-Run as ``python -I -S _supervisor.py '<json>'`` by :mod:`arena.dealer._launch`, never
+Run as ``python -I -S _supervisor.py`` with its JSON config in ``$ARENA_SUPERVISOR_CONFIG``
+(or as its one argument) by :mod:`arena.dealer._launch`, never
 imported by it: the arena runs gRPC threads, so it must not fork (no ``preexec_fn``),
 and everything that has to happen in the bot's own process before it starts happens
 here instead. In order:
@@ -43,6 +44,7 @@ import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+CONFIG_ENV = "ARENA_SUPERVISOR_CONFIG"
 _SIGNALS_TO_STOP = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
@@ -253,8 +255,14 @@ def _exit_like(status, signal_exit_codes):
     os._exit(128 + signum)
 
 
+def _config():
+    """The JSON config: in this process's environment, which only its own user can read,
+    not on a command line every local user can (audit); an argument still works."""
+    return json.loads(sys.argv[1] if len(sys.argv) > 1 else os.environ.pop(CONFIG_ENV))
+
+
 def main():
-    config = json.loads(sys.argv[1])
+    config = _config()
     _join_cgroups(config.get("cgroup_procs", []))
     _set_limits(config.get("rlimits", {}))
     libc = ctypes.CDLL(None, use_errno=True)

@@ -85,3 +85,27 @@ def test_a_student_folder_named_like_a_baseline_does_not_take_its_name(tmp_path:
     assert "baseline" in made.output
     # no look-alike of a baseline's name either (not calling-station-2)
     assert {"student-calling-station", "student-Rule-Based"} <= students
+
+
+def test_without_bubblewrap_the_warning_comes_before_any_build(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """issue 13 audit: at L0 a build can read and write anything the user can: say so
+    before the first build runs, once."""
+    import arena.cli._bots as bots_module
+    import arena.tournament._folder as folder_module
+    from arena.cli._bots import build_folder_bots
+    from arena.tournament import parse_bot_text
+
+    monkeypatch.setattr(bots_module, "build_layer", lambda: "L0")
+    monkeypatch.setattr(folder_module, "build_layer", lambda: "L0")
+    specs = []
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.toml").write_text('run = "x"\nbuild = ["true"]\n')
+        specs.append(parse_bot_text(str(folder)))
+    build_folder_bots(specs, strict=False)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("warning: bubblewrap does not work here"), lines
+    assert [line.split()[0] for line in lines[1:]] == ["built", "built"], lines

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import arena.dealer._buildbox as buildbox
 from arena.dealer import build_layer, check_layers
 from arena.tournament import BuildError, build_folder, load_manifest
 
@@ -243,3 +244,52 @@ def test_no_fifo_the_build_left_is_a_channel_between_instances(tmp_path: Path) -
     with pytest.raises(BuildError, match="left chan: a FIFO"):
         build_folder(load_manifest(folder), force=True)
     assert not os.path.lexists(folder / "chan")  # removed: no instance can open it
+
+
+# 15 -----------------------------------------------------------------------------------
+
+
+def test_the_builds_environment_is_not_on_a_command_line_every_user_can_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LOW. The supervisor gets its whole configuration, the step's environment
+    included, as a command-line argument (``python -I -S _supervisor.py '<json>'``), and
+    every local user reads every process's command line (``ps auxww``, /proc/PID/cmdline;
+    hidepid is rarely set). With ``network = true`` that environment holds the machine's
+    proxy variables, credentials and all (``HTTPS_PROXY=http://user:password@proxy``), for
+    the whole build. Fix: hand the supervisor its configuration through a pipe (stdin or
+    an inherited fd), never argv."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://instructor:hunter2-proxy-password@127.0.0.1:9")
+    seen: list[str] = []
+    real_popen = subprocess.Popen
+
+    class RecordingPopen(real_popen):  # type: ignore[misc, valid-type]
+        def __init__(self, args, *rest, **options):
+            if "_supervisor.py" in " ".join(map(str, args)):
+                seen.append(" ".join(map(str, args)))
+            super().__init__(args, *rest, **options)
+
+    build_layer()  # its probe is not the build
+    monkeypatch.setattr(buildbox.subprocess, "Popen", RecordingPopen)
+    folder = _student(tmp_path, "pass\n", network=True)
+    build_folder(load_manifest(folder), force=True)
+    assert seen
+    assert not any("hunter2-proxy-password" in line for line in seen), "on the command line"
+
+
+def test_a_bots_environment_is_not_on_its_supervisors_command_line(tmp_path: Path) -> None:
+    """The same for a launched bot: a secret in ``[bots.limits] env`` reaches the bot
+    through the supervisor's environment, never its command line."""
+    from arena.dealer import BotLimits
+    from arena.dealer._seatbox import CONFIG_ENV, SeatBox
+
+    box = SeatBox("s", "L0", BotLimits(env={"API_KEY": "s3cret-key"}), [])
+    box.acquire()
+    try:
+        env = box.environment("unix:/nowhere", {})
+        argv = box.command([sys.executable, "-c", "pass"], workdir=None, env=env,
+                           rlimits={}, grace=1.0)  # fmt: skip
+    finally:
+        box.release()
+    assert "s3cret-key" not in " ".join(argv)
+    assert "s3cret-key" in env[CONFIG_ENV]
