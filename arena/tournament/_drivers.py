@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from arena.dealer import STARTUP_TIMEOUT, BotDriver, BotStartError, open_bot, policy_driver
 from arena.policies import BUILT_IN
 from arena.tournament._bots import BUILTIN_KINDS
-from arena.tournament._folder import outside_folder
+from arena.tournament._folder import outside_folder, special_file_problem
 
 
 class BotSpecLike(Protocol):
@@ -78,9 +78,10 @@ def open_builtin_bot(
     if spec.kind == "command":
         folder = getattr(spec, "folder", None)
         argv = _argv(spec)
-        reach = (
-            outside_folder(argv, folder) if folder is not None and isinstance(argv, list) else None
-        )
+        reach = None
+        if folder is not None:  # a student's folder: nothing outside it, no FIFO in it
+            reach = special_file_problem(folder)
+            reach = reach or (outside_folder(argv, folder) if isinstance(argv, list) else None)
         if reach is not None:
             return _cannot_start(f"bot {spec.name!r}: {reach}")
         options = dict(context.options or {})

@@ -214,6 +214,31 @@ def _sources(manifest: Manifest) -> list[Path]:
     return found
 
 
+def special_file_problem(folder: Path) -> str | None:
+    """Why a folder bot must not start because of a FIFO, socket or device file in its
+    folder (every instance mounts the folder, and a read-only mount still lets two of
+    them talk through a FIFO), or None. Checked at each launch, workers' too."""
+    special = _special_file(folder)
+    if special is None:
+        return None
+    return f"holds {special!r}, a FIFO, socket or device file (a channel between the bot's instances): remove it"
+
+
+def _special_file(root: Path) -> str | None:
+    """The first FIFO, socket or device file under ``root`` (no link followed), if any."""
+    seen = 0
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            seen += 1
+            with contextlib.suppress(OSError):
+                mode = os.lstat(os.path.join(dirpath, name)).st_mode
+                if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+                    return os.path.relpath(os.path.join(dirpath, name), root)
+        if seen > MAX_SOURCES:
+            break
+    return None
+
+
 def _matches(relative: str, pattern: str) -> bool:
     """``pattern`` (``*`` may cross folders) matches ``relative``; ``**/`` may match none."""
     return fnmatch.fnmatchcase(relative, pattern) or (
@@ -253,8 +278,14 @@ def build_folder(
 
     Each command runs in the folder without a shell; everything it prints goes to
     ``FOLDER/.arena-build.log``. ``hidden``: paths masked should they lie in the folder
-    (records, the database, other bots). Raises :class:`BuildError` naming the log.
+    (records, the database, other bots). Raises :class:`BuildError` naming the log, or
+    naming a FIFO, socket or device file in the folder (with or without a build: every
+    instance of the bot mounts the folder, and a read-only mount still lets them talk
+    through a FIFO).
     """
+    special = special_file_problem(manifest.folder)
+    if special is not None:
+        raise BuildError(f"{manifest.folder}: {special}")
     if not manifest.build or not (force or needs_build(manifest)):
         return None
     log_path = manifest.folder / BUILD_LOG

@@ -309,3 +309,34 @@ def test_a_folder_bot_whose_command_leads_outside_its_folder_cannot_start(
 
     seen = trio.run(start)
     assert "'ref' leads outside its folder" in seen, seen
+
+
+def test_a_fifo_shipped_in_a_folder_without_a_build_is_refused(tmp_path: Path) -> None:
+    """A FIFO needs no build to be a channel between a bot's two duplicate instances
+    (both mount the folder; a read-only mount does not stop FIFO writes)."""
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('run = "{python} bot.py"\n')
+    os.mkfifo(folder / "chan")
+    with pytest.raises(BuildError, match="'chan', a FIFO"):
+        build_folder(load_manifest(folder))
+
+
+def test_a_folder_bot_with_a_fifo_cannot_start_even_unbuilt(tmp_path: Path) -> None:
+    """The launch itself refuses it (a tournament's worker processes launch bots too)."""
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('run = "{python} bot.py"\n')
+    (folder / "bot.py").write_text("")
+    spec = parse_bot_text(f"s={folder}")
+    os.mkfifo(folder / "chan")
+
+    async def start() -> str:
+        context = DriverContext(seed=1, log_dir=tmp_path / "logs")
+        try:
+            async with open_builtin_bot(spec, context):
+                return "started"
+        except BotStartError as error:
+            return str(error)
+
+    assert "'chan', a FIFO" in trio.run(start)
