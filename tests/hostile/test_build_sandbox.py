@@ -286,6 +286,20 @@ def test_a_root_build_gives_the_folder_back_to_its_owner(tmp_path: Path) -> None
     assert owners == {owner} == {os.geteuid()}
 
 
+def _start(spec, tmp_path: Path) -> str:
+    """ "started", or why the bot could not start."""
+
+    async def start() -> str:
+        context = DriverContext(seed=1, log_dir=tmp_path / "logs")
+        try:
+            async with open_builtin_bot(spec, context):
+                return "started"
+        except BotStartError as error:
+            return str(error)
+
+    return trio.run(start)
+
+
 def test_a_folder_bot_whose_command_leads_outside_its_folder_cannot_start(
     tmp_path: Path,
 ) -> None:
@@ -299,15 +313,7 @@ def test_a_folder_bot_whose_command_leads_outside_its_folder_cannot_start(
     (alice / "bot.toml").write_text('run = "{python} ref"\n')
     spec = parse_bot_text(f"alice={alice}")
 
-    async def start() -> str:
-        context = DriverContext(seed=1, log_dir=tmp_path / "logs")
-        try:
-            async with open_builtin_bot(spec, context):
-                return "started"
-        except BotStartError as error:
-            return str(error)
-
-    seen = trio.run(start)
+    seen = _start(spec, tmp_path)
     assert "'ref' leads outside its folder" in seen, seen
 
 
@@ -331,12 +337,4 @@ def test_a_folder_bot_with_a_fifo_cannot_start_even_unbuilt(tmp_path: Path) -> N
     spec = parse_bot_text(f"s={folder}")
     os.mkfifo(folder / "chan")
 
-    async def start() -> str:
-        context = DriverContext(seed=1, log_dir=tmp_path / "logs")
-        try:
-            async with open_builtin_bot(spec, context):
-                return "started"
-        except BotStartError as error:
-            return str(error)
-
-    assert "'chan', a FIFO" in trio.run(start)
+    assert "'chan', a FIFO" in _start(spec, tmp_path)
