@@ -109,7 +109,7 @@ PUBLIC = {
         "MessageGate", "RateLimitedError", "StreamOwner", "call_on_grpc_loop",
         "run_on_grpc_loop", "trio_pusher",
         # issue 13 audit: bot folders' builds in the bots' sandbox
-        "BuildFailed", "BuildLimits", "build_layer", "run_build"
+        "BuildFailed", "BuildLimits", "build_layer", "run_build", "find_special_file"
     },
     "arena.tournament": {
         "NOT_STARTED", "AlreadyRecorded", "BotEntry", "BotSpec", "BotSpecError",

@@ -9,6 +9,7 @@ from arena.dealer._buildbox import BuildFailed as BuildFailed
 from arena.dealer._buildbox import BuildLimits as BuildLimits
 from arena.dealer._buildbox import build_layer as build_layer
 from arena.dealer._buildbox import run_build as run_build
+from arena.dealer._buildtree import find_special_file as find_special_file
 from arena.dealer._duplicate import run_duplicate_match as run_duplicate_match
 from arena.dealer._duplicate import run_match as run_match
 from arena.dealer._grpc import BotStartError as BotStartError
@@ -88,6 +89,7 @@ __all__ = [
     "call_on_grpc_loop",
     "check_layers",
     "driver_from_spec",
+    "find_special_file",
     "open_bot",
     "policy_driver",
     "resolve_sandbox",

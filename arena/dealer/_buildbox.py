@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from arena.dealer._buildtree import give_back, lend
+from arena.dealer._buildtree import Owners, TreeError, give_back, lend
 from arena.dealer._bwrap import SANDBOX_TMP, SECCOMP_FD, bwrap_command, setpriv_command
 from arena.dealer._cgroups import SeatCgroup, cgroup_support
 from arena.dealer._process import safe_name
@@ -104,12 +104,16 @@ def run_build(
     output appended to ``log``; :class:`BuildFailed` at the first that fails, or if the
     build left a FIFO, socket or device file (removed)."""
     lease = lease_uid() if layer == "L1" and os.geteuid() == 0 else None
-    build = _Build(folder, layer, network, hidden, limits, lease.uid if lease else None,
+    uid = lease.uid if lease is not None else None
+    build = _Build(folder, layer, network, hidden, limits, uid,
                    time.monotonic() + limits.seconds, [limits.output_bytes])  # fmt: skip
-    failure = None
+    failure: BuildFailed | None = None
+    owners: Owners | None = {} if uid is not None else None
+    removed: list[str] = []
     try:
-        owners = lend(folder, lease.uid) if lease is not None else None
         try:
+            if uid is not None and owners is not None:
+                lend(folder, uid, owners)
             for index, argv in enumerate(steps):
                 log.write(f"$ {' '.join(argv)}\n".encode())
                 log.flush()
@@ -119,7 +123,9 @@ def run_build(
                     failure = BuildFailed(str(error), index)
                     break
         finally:
-            removed = give_back(folder, owners)
+            removed = give_back(folder, owners, uid)
+    except TreeError as error:  # a folder too deep or unreadable to lend or check whole
+        failure = failure or BuildFailed(f"left a folder that cannot be checked: {error}")
     finally:
         if lease is not None:
             lease.release()

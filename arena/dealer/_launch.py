@@ -135,7 +135,7 @@ class LaunchedBot:
         self.name = name
         self.command = parse_command(command)
         if transport == "unix" and any("{port}" in arg for arg in self.command):
-            raise ValueError(f"{name}: {{port}} in the command needs transport='tcp'")
+            raise BotStartError(f"{name}: {{port}} in the command needs transport='tcp'")
         self.workdir = workdir
         self.mount_workdir = mount_workdir  # False: workdir only resolves the command's paths
         self.env = dict(env or {})

@@ -263,6 +263,8 @@ def folder_bot(name: str | None, folder: Path, limits: BotLimits | None = None) 
     except ManifestError as error:
         raise BotSpecError("folder", str(error)) from None
     chosen = name or manifest.name or manifest.folder.name
+    if name is None and chosen.lower() in BUILT_IN:  # a student's bot never reads as a baseline
+        chosen = f"student-{chosen}"
     if not NAME.match(chosen):
         raise BotSpecError(
             "folder", f"{chosen!r} is not a bot name: give one with NAME=DIR or name in bot.toml"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.dealer import BuildFailed, BuildLimits, build_layer, run_build
+from arena.dealer import BuildFailed, BuildLimits, build_layer, find_special_file, run_build
 
 MANIFEST = "bot.toml"
 """The manifest's file name in a bot folder."""
@@ -50,6 +50,8 @@ BUILD_LIMITS = BuildLimits()
 
 MAX_SOURCES = 100_000
 """The most files a staleness check looks at."""
+MAX_DEPTH = 64
+"""The deepest folder level a staleness check looks into."""
 
 _KEYS = ("name", "lang", "build", "output", "sources", "run", "requires", "network")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")  # arena.tournament._bots.NAME
@@ -201,6 +203,8 @@ def _sources(manifest: Manifest) -> list[Path]:
     root, found = manifest.folder, []
     patterns = [p.removeprefix("./") for p in manifest.sources]
     for dirpath, dirnames, filenames in os.walk(root):
+        if len(Path(dirpath).relative_to(root).parts) >= MAX_DEPTH:
+            dirnames[:] = []  # no deeper: os.walk recurses, and a build may nest 1,000 deep
         if not patterns:
             dirnames[:] = [d for d in dirnames if d not in _SKIP and not d.startswith(".")]
             filenames = [f for f in filenames if not f.startswith(".")]
@@ -218,25 +222,13 @@ def special_file_problem(folder: Path) -> str | None:
     """Why a folder bot must not start because of a FIFO, socket or device file in its
     folder (every instance mounts the folder, and a read-only mount still lets two of
     them talk through a FIFO), or None. Checked at each launch, workers' too."""
-    special = _special_file(folder)
+    try:
+        special = find_special_file(folder)
+    except OSError as error:  # a TreeError: too deep or unreadable to check whole
+        return f"cannot be checked for FIFOs: {error}"
     if special is None:
         return None
     return f"holds {special!r}, a FIFO, socket or device file (a channel between the bot's instances): remove it"
-
-
-def _special_file(root: Path) -> str | None:
-    """The first FIFO, socket or device file under ``root`` (no link followed), if any."""
-    seen = 0
-    for dirpath, _dirnames, filenames in os.walk(root):
-        for name in filenames:
-            seen += 1
-            with contextlib.suppress(OSError):
-                mode = os.lstat(os.path.join(dirpath, name)).st_mode
-                if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
-                    return os.path.relpath(os.path.join(dirpath, name), root)
-        if seen > MAX_SOURCES:
-            break
-    return None
 
 
 def _matches(relative: str, pattern: str) -> bool:

@@ -76,8 +76,9 @@ class TestCommands:
             limit_command(["bot"], cpu_seconds=1)
 
     def test_port_placeholder_needs_tcp(self):
-        """A unix socket has no port to put into the command."""
-        with pytest.raises(ValueError, match="port"):
+        """A unix socket has no port to put into the command: a bot that cannot start (a
+        tournament's bot forfeits; a ValueError stopped the league, issue 13 audit)."""
+        with pytest.raises(BotStartError, match="port"):
             LaunchedBot("b", "bot --port {port}", transport="unix")
 
     def test_driver_from_spec_takes_a_command_or_an_address(self):
