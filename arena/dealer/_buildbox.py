@@ -37,7 +37,7 @@ from arena.dealer._buildtree import Owners, TreeError, give_back, lend
 from arena.dealer._bwrap import SANDBOX_TMP, SECCOMP_FD, bwrap_command, setpriv_command
 from arena.dealer._cgroups import SeatCgroup, cgroup_support
 from arena.dealer._process import safe_name
-from arena.dealer._sandbox import check_layers, lease_uid
+from arena.dealer._sandbox import SandboxError, check_layers, lease_uid
 from arena.dealer._seatbox import CONFIG_ENV
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
@@ -103,7 +103,10 @@ def run_build(
     """Run ``steps`` in order in ``folder`` at ``layer`` (``L0`` or ``L1``), each one's
     output appended to ``log``; :class:`BuildFailed` at the first that fails, or if the
     build left a FIFO, socket or device file (removed)."""
-    lease = lease_uid() if layer == "L1" and os.geteuid() == 0 else None
+    try:
+        lease = lease_uid() if layer == "L1" and os.geteuid() == 0 else None
+    except SandboxError as error:  # no free seat uid (all in use), or no lock folder
+        raise BuildFailed(f"could not start: {error}") from None
     uid = lease.uid if lease is not None else None
     build = _Build(folder, layer, network, hidden, limits, uid,
                    time.monotonic() + limits.seconds, [limits.output_bytes])  # fmt: skip

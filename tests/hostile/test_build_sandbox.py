@@ -338,3 +338,21 @@ def test_a_folder_bot_with_a_fifo_cannot_start_even_unbuilt(tmp_path: Path) -> N
     os.mkfifo(folder / "chan")
 
     assert "'chan', a FIFO" in _start(spec, tmp_path)
+
+
+def test_no_free_seat_uid_is_a_failed_build_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root a build needs a seat uid; none free is one BuildError line."""
+    import arena.dealer._buildbox as buildbox
+    from arena.dealer import SandboxError
+
+    def none_free():
+        raise SandboxError("sandbox L2 has no free uid in 61000-61999")
+
+    monkeypatch.setattr(buildbox, "lease_uid", none_free)
+    monkeypatch.setattr(buildbox.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(folder_module, "build_layer", lambda: "L1")
+    folder = _student(tmp_path, "pass\n")
+    with pytest.raises(BuildError, match="no free uid"):
+        build_folder(load_manifest(folder), force=True)
