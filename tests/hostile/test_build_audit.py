@@ -18,26 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_build_sandbox import _need_l1, _student, _try, _verdict
 
 import arena.dealer._buildbox as buildbox
 from arena.dealer import build_layer, check_layers
 from arena.tournament import BuildError, build_folder, load_manifest
-
-TRY = """
-import os, sys
-def verdict(text):
-    open("verdict.txt", "w").write(text)
-try:
-    {action}
-    verdict("done")
-except OSError as error:
-    verdict(type(error).__name__)
-"""
-
-
-def _need_l1() -> None:
-    if build_layer() != "L1":
-        pytest.skip("builds run at L0 here: bubblewrap does not work on this machine")
 
 
 def _need_root() -> None:
@@ -45,36 +30,10 @@ def _need_root() -> None:
         pytest.skip("the finding is about an arena that runs as root")
 
 
-def _student(
-    tmp_path: Path, step: str, *, network: bool = False, name: str = "student", **keys: str
-) -> Path:
-    """A folder whose one build step runs ``step`` (Python) with this interpreter."""
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "step.py").write_text(step)
-    lines = [
-        'run = "{python} bot.py"',
-        f'build = ["{sys.executable} step.py"]',
-        f"network = {'true' if network else 'false'}",
-        *(f"{key} = {value}" for key, value in keys.items()),
-    ]
-    (folder / "bot.toml").write_text("\n".join(lines) + "\n")
-    return folder
-
-
 def _layer_or_skip(layer: str) -> None:
     for check in check_layers():
         if check.layer == layer and not check.available:
             pytest.skip(f"sandbox {layer} is not available here: {check.detail}")
-
-
-def _try(action: str) -> str:
-    return TRY.replace("{action}", action)
-
-
-def _verdict(folder: Path) -> str:
-    build_folder(load_manifest(folder), force=True)
-    return (folder / "verdict.txt").read_text()
 
 
 # 1 -----------------------------------------------------------------------------------
