@@ -34,14 +34,19 @@ from pathlib import Path
 from typing import BinaryIO
 
 from arena.dealer._buildtree import Owners, TreeError, give_back, lend
-from arena.dealer._bwrap import SANDBOX_TMP, SECCOMP_FD, bwrap_command, setpriv_command
+from arena.dealer._bwrap import (
+    DENIED_SYSCALLS,
+    SANDBOX_TMP,
+    SECCOMP_FD,
+    bwrap_command,
+    setpriv_command,
+)
 from arena.dealer._cgroups import SeatCgroup, cgroup_support
 from arena.dealer._process import safe_name
 from arena.dealer._sandbox import SandboxError, check_layers, lease_uid
-from arena.dealer._seatbox import CONFIG_ENV
+from arena.dealer._seatbox import CONFIG_ENV, SUPERVISOR
 
-SUPERVISOR = Path(__file__).with_name("_supervisor.py")
-_KEYRING_CALLS = {"add_key": 248, "request_key": 249, "keyctl": 250}
+_KEYRING_CALLS = {name: DENIED_SYSCALLS[name] for name in ("add_key", "request_key", "keyctl")}
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 
 
