@@ -106,6 +106,7 @@ PUBLIC = {
         "resolve_sandbox",
         "SeatBrokenError", "SeatConnection", "SeatSummary", "summarize", "wait_healthy",
         "with_seed",
+        "DEAL_KEY_ENV", "DealKeyError", "check_deal_key", "new_deal_key",  # issue 19 item 2
         "MessageGate", "RateLimitedError", "StreamOwner", "call_on_grpc_loop",
         "run_on_grpc_loop", "trio_pusher",
         # issue 13 audit: bot folders' builds in the bots' sandbox

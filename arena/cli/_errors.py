@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import click
 
-from arena.dealer import BotStartError
+from arena.dealer import BotStartError, DealKeyError
 from arena.tournament import StoreError, TournamentConfigError, TournamentError
 from arena.tournament._errors import expected_error, interrupted
 
@@ -23,6 +23,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     TournamentConfigError,
     StoreError,
     BotStartError,
+    DealKeyError,
     click.ClickException,
 )
 """Errors whose message is written for the user: shown as they are."""

@@ -33,6 +33,7 @@ from arena.cli._watch import live_view, watch_option
 from arena.dealer import (
     BotDriver,
     BotStartError,
+    DealKeyError,
     MatchSettings,
     OnFaultLimit,
     run_duplicate_match,
@@ -314,21 +315,23 @@ def command(
     check_remote_seats(specs, duplicate=duplicate, fix="leave out --duplicate")
     config = _checked_game(stack, structure, small_blind, big_blind, ante, max_draw, joker)
     match_id = datetime.now(UTC).strftime("match-%Y%m%d-%H%M%S-") + secrets.token_hex(2)
-    settings = with_seed(  # the seed is drawn now: log.jsonl has it before the first hand
-        MatchSettings(
-            config=config,
-            hands=hands,
-            starting_stack=stack,
-            seed=seed,
-            duplicate=duplicate,
-            action_timeout=action_timeout,
-            time_bank=time_bank,
-            fault_limit=fault_limit,
-            on_fault_limit=OnFaultLimit(on_fault_limit),
-            hello_timeout=hello_timeout,
-            match_id=match_id,
-        )
+    given = MatchSettings(
+        config=config,
+        hands=hands,
+        starting_stack=stack,
+        seed=seed,
+        duplicate=duplicate,
+        action_timeout=action_timeout,
+        time_bank=time_bank,
+        fault_limit=fault_limit,
+        on_fault_limit=OnFaultLimit(on_fault_limit),
+        hello_timeout=hello_timeout,
+        match_id=match_id,
     )
+    try:  # the seed and deal key are drawn now: log.jsonl has them before the first hand
+        settings = with_seed(given)
+    except DealKeyError as error:
+        raise click.ClickException(str(error)) from None
     folder = _records_folder(out_dir / match_id)
     limits: dict[str, object] = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
     limits |= {"sandbox": sandbox, "hidden_paths": (str(out_dir.resolve()),)}  # all records

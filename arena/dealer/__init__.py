@@ -50,6 +50,10 @@ from arena.dealer._settings import FaultRecord as FaultRecord
 from arena.dealer._settings import MatchResult as MatchResult
 from arena.dealer._settings import MatchSettings as MatchSettings
 from arena.dealer._settings import OnFaultLimit as OnFaultLimit
+from arena.dealer._deal import DEAL_KEY_ENV as DEAL_KEY_ENV
+from arena.dealer._deal import DealKeyError as DealKeyError
+from arena.dealer._deal import check_deal_key as check_deal_key
+from arena.dealer._deal import new_deal_key as new_deal_key
 from arena.dealer._settings import with_seed as with_seed
 
 __all__ = [
@@ -103,4 +107,8 @@ __all__ = [
     "trio_pusher",
     "wait_healthy",
     "with_seed",
+    "DEAL_KEY_ENV",
+    "DealKeyError",
+    "check_deal_key",
+    "new_deal_key",
 ]

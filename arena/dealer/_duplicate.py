@@ -3,15 +3,20 @@
 Duplicate dealing deals every deck once with the button on each seat, to cut the card
 luck. Played on one table by the same processes, a bot that remembers its cards would
 know its opponent's next hand (issue 9 item 3), so here each rotation is its own table:
-table ``k`` of ``n`` (one per seat) starts with the button on seat ``k`` and deals deck
-``i - 1`` in its hand ``i``, so deck ``d`` is dealt at table ``k`` with the button on
-``(k + d) mod n`` when nobody sits out. Given a fresh driver (process, sandbox) per
-(seat, table), no process ever sees a deck twice.
+table ``k`` of ``n`` (one per seat) starts with the button on seat ``k``. Given a fresh
+driver (process, sandbox) per (seat, table), no process ever sees a deck twice.
 
-The tables play in lockstep (hand ``i`` at every table, then the next), and their
-results merge into one :class:`MatchResult` in block order (deck 0 at tables 0..n-1,
-then deck 1, ...), the shape a single table gives, so records, statistics and
-standings read it as before.
+The tables play in lockstep (hand ``i`` at every table, then the next), but each in its
+own secret order of the decks (:func:`arena.dealer._deal.rotation_order`): a bot's
+instances that found a channel to each other still cannot tell which of the partner's
+hands is the one the opponent now holds (issue 19 item 1). Deck ``d`` is still dealt at
+table ``k`` with the button on ``(k + d) mod n`` when nobody sits out.
+
+The results merge into one :class:`MatchResult` in deck order (deck 0 at tables
+0..n-1, then deck 1, ...), the shape a single table gives, so records, statistics and
+standings read it as before; a deck some table never dealt (a match ended early) comes
+after every complete one. Hands and faults reach the observers in play order, numbered
+``(i - 1) * n + k + 1`` for table ``k``'s hand ``i``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 import trio
 
+from arena.dealer._deal import rotation_order
 from arena.dealer._match import _MatchRunner
 from arena.dealer._seat import BotDriver
 from arena.dealer._seat_record import HandObserver
@@ -62,8 +68,17 @@ def _hands_at(table: int, hands: int, n: int) -> int:
     return hands // n + (1 if table < hands % n else 0)
 
 
-def merge_results(results: Sequence[MatchResult], *, isolated: bool) -> MatchResult:
-    """One MatchResult from the tables' results, in block order (see the module docstring)."""
+def merge_results(
+    results: Sequence[MatchResult],
+    *,
+    isolated: bool,
+    orders: Sequence[Sequence[int]] | None = None,
+    scheduled: Sequence[int] | None = None,
+) -> MatchResult:
+    """One MatchResult from the tables' results, payoffs in deck order (see the module
+    docstring). ``orders[k]``: the deck of each of table ``k``'s hands (default: hand
+    ``i`` deals deck ``i - 1``); ``scheduled[k]``: how many hands table ``k`` was to play
+    (a deck is complete when every table meant to deal it did)."""
     n = len(results)
     first = results[0]
     seats = len(first.names)
@@ -81,9 +96,7 @@ def merge_results(results: Sequence[MatchResult], *, isolated: bool) -> MatchRes
         duplicate_isolated=isolated,
     )
     merged.clocks = ["+".join(sorted({r.clocks[i] for r in results})) for i in range(seats)]
-    blocks = max(len(r.payoffs) for r in results)
-    for block in range(blocks):
-        merged.payoffs.extend(r.payoffs[block] for r in results if block < len(r.payoffs))
+    merged.payoffs = _payoffs_by_deck(results, orders, scheduled)
     faults = [(f.hand_number, k, f) for k, r in enumerate(results) for f in r.faults]
     faults.sort(key=lambda item: (item[0], item[1]))  # stable: each table's order kept
     merged.faults = [_renumbered(f, k, n) for _, k, f in faults]
@@ -117,25 +130,42 @@ async def run_duplicate_match(
     processes = [id(_process_of(driver)) for table in tables for driver in table]
     isolated = len(set(processes)) == len(processes)
 
+    assert seeded.seed is not None and seeded.deal_key is not None
+    scheduled = [_hands_at(k, settings.hands, n) for k in range(n)]
+    orders = [
+        rotation_order(seeded.seed, seeded.deal_key, k, n, scheduled[k], settings.hands // n)
+        for k in range(n)
+    ]
+
     def runner_of(rotation: _Rotation) -> _MatchRunner:
         k = rotation.index
         table_settings = dataclasses.replace(
-            seeded, hands=_hands_at(k, settings.hands, n), table_id=f"{settings.table_id}.{k + 1}"
+            seeded, hands=scheduled[k], table_id=f"{settings.table_id}.{k + 1}"
         )
         return _MatchRunner(
-            tables[k], table_settings, rotation.on_hand, rotation.on_fault, first_button=k
+            tables[k],
+            table_settings,
+            rotation.on_hand,
+            rotation.on_fault,
+            first_button=k,
+            deck_order=orders[k],
         )
 
+    def merged() -> MatchResult:
+        results = [r.runner.result for r in rotations]
+        return merge_results(results, isolated=isolated, orders=orders, scheduled=scheduled)
+
     rotations = [_Rotation(k, runner_of) for k in range(n)]
+    complete = _CompleteDecks(orders, scheduled)
     try:
         async with trio.open_nursery() as nursery:
             for rotation in rotations:
                 nursery.start_soon(rotation.runner.open_seats)
         _flush(rotations, on_hand, on_fault)
-        for block in range(1, _hands_at(0, settings.hands, n) + 1):
+        for block in range(1, scheduled[0] + 1):
             if not await _play_block(rotations, block, on_hand, on_fault):
                 break
-            if stop_when is not None and stop_when(_merged(rotations, isolated)):
+            if stop_when is not None and stop_when(complete.view(merged(), rotations, block)):
                 for rotation in rotations:
                     rotation.runner.result.reason = "stopped early"
                 break
@@ -144,7 +174,30 @@ async def run_duplicate_match(
             async with trio.open_nursery() as nursery:
                 for rotation in rotations:
                     nursery.start_soon(rotation.runner.finish)
-    return _merged(rotations, isolated)
+    return merged()
+
+
+def _payoffs_by_deck(
+    results: Sequence[MatchResult],
+    orders: Sequence[Sequence[int]] | None,
+    scheduled: Sequence[int] | None,
+) -> list[list[int]]:
+    """Every hand's payoffs: complete decks in deck order (tables 0..n-1 each), then the
+    hands of decks not every table dealt, table by table."""
+    n = len(results)
+    dealt: dict[int, dict[int, list[int]]] = {}
+    for k, result in enumerate(results):
+        for i, row in enumerate(result.payoffs):
+            deck = i if orders is None else orders[k][i]
+            dealt.setdefault(deck, {})[k] = row
+    planned = [len(r.payoffs) for r in results] if scheduled is None else list(scheduled)
+    complete: list[list[list[int]]] = []
+    partial: list[list[list[int]]] = []
+    for deck in sorted(dealt):
+        meant = [k for k in range(n) if deck < planned[k]]
+        rows = [dealt[deck][k] for k in sorted(dealt[deck])]
+        (complete if all(k in dealt[deck] for k in meant) else partial).append(rows)
+    return [row for rows in complete + partial for row in rows]
 
 
 def _process_of(driver: BotDriver) -> object:
@@ -155,8 +208,35 @@ def _process_of(driver: BotDriver) -> object:
     return driver if process is None else process
 
 
-def _merged(rotations: Sequence[_Rotation], isolated: bool) -> MatchResult:
-    return merge_results([r.runner.result for r in rotations], isolated=isolated)
+class _CompleteDecks:
+    """What ``stop_when`` sees: the payoffs of the decks every table has dealt, each deck
+    once complete (its ``n`` rows together), in the order they completed, so a test that
+    reads only the new rows (a sequential test) sees whole duplicate blocks."""
+
+    def __init__(self, orders: Sequence[Sequence[int]], scheduled: Sequence[int]) -> None:
+        self.orders = orders
+        self.scheduled = scheduled
+        self.position = [{deck: i for i, deck in enumerate(order)} for order in orders]
+        self.rows: list[list[int]] = []
+        self._seen: dict[int, int] = {}
+
+    def view(self, merged: MatchResult, rotations: Sequence[_Rotation], block: int) -> MatchResult:
+        n = len(rotations)
+        ready: list[int] = []
+        for k in range(n):
+            if block <= self.scheduled[k]:
+                deck = self.orders[k][block - 1]
+                self._seen[deck] = self._seen.get(deck, 0) + 1
+                meant = sum(1 for j in range(n) if deck < self.scheduled[j])
+                if self._seen[deck] == meant:
+                    ready.append(deck)
+        for deck in sorted(ready):
+            for k, rotation in enumerate(rotations):
+                index = self.position[k].get(deck, -1)
+                payoffs = rotation.runner.result.payoffs
+                if 0 <= index < len(payoffs):
+                    self.rows.append(payoffs[index])
+        return dataclasses.replace(merged, payoffs=list(self.rows))
 
 
 async def _play_block(

@@ -7,13 +7,13 @@ connects and never speaks costs its table that long, not the start-up timeout.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
 from arena import protocol
+from arena.dealer._deal import seat_seed
 from arena.dealer._seat import BotDriver, MalformedStreamError, SeatBrokenError, SeatConnection
 from arena.dealer._settings import MatchSettings
 from arena.protocol import PROTOCOL_VERSION, pb
@@ -33,18 +33,13 @@ class Handshake:
     detail: str = ""
 
 
-def seat_seed(deck_seed: int, table_id: str, seat: int) -> int:
-    """The seat's own seed (``MatchStart.seat_seed``): one-way from the deck seed, so the
-    same match gives the same seed wherever it is played, and a bot cannot work back from
-    its seed (or guess another seat's) to the decks. Never 0 (0 says "no seed")."""
-    digest = hashlib.sha256(f"arena-seat-seed/1:{deck_seed}:{table_id}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") or 1
-
-
 def match_start_for(
     settings: MatchSettings, seat: int, names: Sequence[str], deck_seed: int
 ) -> pb.DealerMessage:
-    """The MatchStart ``seat`` is sent: the match as ``settings`` describe it to a bot."""
+    """The MatchStart ``seat`` is sent: the match as ``settings`` describe it to a bot
+    (``settings`` with its deal key: the seat's seed is keyed)."""
+    if settings.deal_key is None:
+        raise ValueError("match_start_for needs settings with a deal key (with_seed)")
     return protocol.match_start(
         match_id=settings.match_id,
         table_id=settings.table_id,
@@ -55,7 +50,7 @@ def match_start_for(
         time_bank=settings.time_bank,
         hands=settings.hands,
         starting_stack=settings.starting_stack,
-        seat_seed=seat_seed(deck_seed, settings.table_id, seat),
+        seat_seed=seat_seed(deck_seed, settings.deal_key, settings.table_id, seat),
     )
 
 

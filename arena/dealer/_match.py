@@ -19,10 +19,11 @@ from arena import protocol
 from arena.dealer._answers import describe_action
 from arena.dealer._chips import ChipLedger
 from arena.dealer._clock import CPU, WALL, breach_fault, read_breach, read_cpu
+from arena.dealer._deal import deck_for
 from arena.dealer._decide import DecisionWaits
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
 from arena.dealer._seat import BotDriver, SeatBrokenError
-from arena.dealer._seat_record import HandObserver, deck_for
+from arena.dealer._seat_record import HandObserver
 from arena.dealer._seat_record import SeatRecord as _Seat
 from arena.dealer._settings import (
     FaultRecord,
@@ -46,8 +47,9 @@ _WAITED = 0.001
 
 
 class _MatchRunner(DecisionWaits):
-    """One table: ``settings.hands`` hands, deck ``i - 1`` for hand ``i``, the first
-    button on ``first_button``. A duplicate match runs one per rotation
+    """One table: ``settings.hands`` hands, deck ``i - 1`` for hand ``i`` (or
+    ``deck_order[i - 1]``: a duplicate rotation's secret order), the first button on
+    ``first_button``. A duplicate match runs one per rotation
     (:mod:`arena.dealer._duplicate`); either way it is stepped with :meth:`open_seats`,
     :meth:`play_next` and :meth:`finish`."""
 
@@ -59,12 +61,14 @@ class _MatchRunner(DecisionWaits):
         on_fault: Callable[[FaultRecord], None] | None,
         *,
         first_button: int = 0,
+        deck_order: Sequence[int] | None = None,
     ) -> None:
         if not 2 <= len(drivers) <= 7:
             raise ValueError(f"a table seats 2 to 7 bots (R1), got {len(drivers)}")
-        self.settings = settings
+        self.settings = settings = with_seed(settings)
+        self.deck_order = deck_order
         self.seats = [_Seat(i, driver) for i, driver in enumerate(drivers)]
-        seed = with_seed(settings).seed
+        seed = settings.seed
         assert seed is not None
         n = len(drivers)
         self.result = MatchResult(
@@ -379,7 +383,9 @@ class _MatchRunner(DecisionWaits):
         s = self.settings
         n = len(self.seats)
         self._prepare_table()
-        deck = deck_for(self.result.seed, hand_number - 1, s.config.uses_joker)
+        index = hand_number - 1 if self.deck_order is None else self.deck_order[hand_number - 1]
+        assert s.deal_key is not None  # with_seed drew one
+        deck = deck_for(self.result.seed, index, s.config.uses_joker, s.deal_key)
         carried = self.table.carried_pot
         try:  # not can_start() first: it plans the deal as start_hand does, twice the work
             hand = self.table.start_hand(deck)

@@ -187,6 +187,9 @@ class MatchRecorder:
             "match_started",
             players=list(names),
             seed=seed,
+            # the referee's secret: with the seed it deals the same cards again (never
+            # sent to a bot; this folder is 0700 and never mounted in a sandbox)
+            deal_key=self.settings.deal_key,
             hands=self.settings.hands,
             structure=self.settings.config.structure.value,
             duplicate=self.settings.duplicate,

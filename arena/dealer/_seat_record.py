@@ -6,12 +6,11 @@ match's rotations (:mod:`arena.dealer._duplicate`) name the same pieces.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 
 from arena.dealer._answers import IssuedIds
 from arena.dealer._seat import BotDriver, SeatConnection
-from arena.engine import Deck, Hand
+from arena.engine import Hand
 
 
 class SeatRecord:
@@ -37,8 +36,3 @@ class SeatRecord:
 
 HandObserver = Callable[[int, Hand, Sequence[int], Sequence[str]], None]
 """Called after each hand with (hand number, the hand, seat of each player, names)."""
-
-
-def deck_for(seed: int, deck_index: int, joker: bool) -> Deck:
-    """Deck ``deck_index`` of the match seeded ``seed``: every rotation deals the same one."""
-    return Deck.shuffled(random.Random(f"{seed}:{deck_index}"), joker=joker)

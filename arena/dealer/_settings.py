@@ -10,6 +10,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from arena.dealer._deal import new_deal_key
 from arena.engine import GameConfig
 
 
@@ -67,17 +68,25 @@ class MatchSettings:
     reconnect: bool = True
     match_id: str = "match"
     table_id: str = "table-1"
+    deal_key: str | None = None
+    """64 hex digits no bot ever sees: with ``seed`` it gives every deck, each
+    rotation's order and each seat's seed (:mod:`arena.dealer._deal`); None draws one."""
 
 
 def with_seed(settings: MatchSettings) -> MatchSettings:
-    """``settings`` with a seed: its own, or one drawn now from the CSPRNG (63 bits).
+    """``settings`` with a seed and a deal key: its own, or drawn now from the CSPRNG
+    (63 bits; 32 bytes, or ``$ARENA_DEAL_KEY``).
 
-    Callers that record a match draw the seed with this before the first hand, so an
+    Callers that record a match draw both with this before the first hand, so an
     interrupted match can still be replayed.
     """
-    if settings.seed is not None:
+    if settings.seed is not None and settings.deal_key is not None:
         return settings
-    return replace(settings, seed=secrets.randbits(63))
+    return replace(
+        settings,
+        seed=secrets.randbits(63) if settings.seed is None else settings.seed,
+        deal_key=new_deal_key() if settings.deal_key is None else settings.deal_key,
+    )
 
 
 @dataclass(frozen=True)

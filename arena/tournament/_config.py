@@ -31,6 +31,7 @@ from arena.dealer import (
     STARTUP_TIMEOUT,
     MatchSettings,
     OnFaultLimit,
+    new_deal_key,
 )
 from arena.engine import GameConfig
 from arena.ratings import DEFAULT_ANCHOR_RATING, DEFAULT_K_FACTOR, DEFAULT_START_RATING
@@ -133,6 +134,10 @@ class TournamentConfig:
     another bound."""
     seed: int
     seed_drawn: bool = False
+    deal_key: str = field(default_factory=new_deal_key, repr=False)
+    """The referee's secret that, with the seed, deals every card (issue 19 item 2): drawn
+    when the file is loaded (or ``$ARENA_DEAL_KEY``), kept in the database, put back on
+    resume with :meth:`with_deal_key`; never in :meth:`to_json` or a report."""
     output: Path
     database: Path | str
     """A SQLite file, or a ``postgresql://`` URL (a str) of a shared database."""
@@ -216,6 +221,7 @@ class TournamentConfig:
             on_fault_limit=t.on_fault_limit,
             match_id=f"{self.name}/{match.key}",
             table_id=match.key,
+            deal_key=self.deal_key,
         )
 
     @property
@@ -235,6 +241,10 @@ class TournamentConfig:
                 "hidden_paths": self.hidden_paths,
             },
         )
+
+    def with_deal_key(self, key: str) -> TournamentConfig:
+        """The same tournament with ``key`` (the stored one, on resume)."""
+        return dataclasses.replace(self, deal_key=key)
 
     def with_seed(self, seed: int) -> TournamentConfig:
         """The same tournament with ``seed`` (a stored one, on resume)."""

@@ -106,6 +106,7 @@ def prepare(
                 "resume with the original file, or start a tournament with another name"
             )
         claim(config.output / config.name, existing, str(store.path))
+        config = config.with_deal_key(store.deal_key(existing.id, config.deal_key))
         return config, existing.id, notes
     if existing is not None:
         hint = (
@@ -133,6 +134,7 @@ def prepare(
     for entry in config.bots:
         store.upsert_bot(entry.name, f"{entry.kind}: {entry.target}")
     tournament_id = store.create_tournament(config.name, config.to_json(), _schedule_rows(schedule))
+    config = config.with_deal_key(store.deal_key(tournament_id, config.deal_key))
     created = store.get_tournament(config.name)
     assert created is not None  # just stored, under the database lock
     claim(records, created, str(store.path))

@@ -139,7 +139,18 @@ _V2 = """
 ALTER TABLE matches ADD COLUMN rated INTEGER NOT NULL DEFAULT 1 CHECK (rated IN (0, 1));
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+_V3 = """
+-- Issue 19: each tournament's deal key, the secret that with a match's seed gives its
+-- decks, their order at each rotation and the seats' seeds. Apart from config_json,
+-- which reports and tools read: never shown, only read back by resume. A tournament
+-- of an older database gets one at its next resume (its unplayed matches use it).
+CREATE TABLE deal_keys (
+    tournament_id INTEGER NOT NULL UNIQUE REFERENCES tournaments (id),
+    deal_key      TEXT    NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 """``MIGRATIONS[n]`` takes a database from version ``n`` to ``n + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

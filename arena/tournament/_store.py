@@ -322,6 +322,21 @@ class Store:
         with self._read() as db:
             return _queries.tournament(db, name)
 
+    def deal_key(self, tournament_id: int, default: str) -> str:
+        """The tournament's deal key; ``default`` stored first if it has none yet (a
+        tournament created before deal keys). Never shown: the referee's secret."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT deal_key FROM deal_keys WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()
+            if row is not None:
+                return str(row[0])
+            db.execute(
+                "INSERT INTO deal_keys (tournament_id, deal_key) VALUES (?, ?)",
+                (tournament_id, default),
+            )
+            return default
+
     def tournaments(self) -> list[TournamentRow]:
         """Every tournament, oldest first."""
         with self._read() as db:

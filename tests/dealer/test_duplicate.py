@@ -9,6 +9,7 @@ import dataclasses
 import pytest
 
 from arena.dealer import LocalBot, MatchSettings, SeatBrokenError, run_duplicate_match, run_match
+from arena.dealer._deal import rotation_order
 from arena.dealer._match import _MatchRunner
 from arena.engine import GameConfig
 from arena.policies import CallingStation, PolicyBot, RuleBased
@@ -51,28 +52,38 @@ def _conserved(result) -> bool:
     return sum(result.chips_won) == 0 and all(sum(row) == 0 for row in result.payoffs)
 
 
+KEY = "ab" * 32
+
+
 @pytest.mark.trio
 @pytest.mark.parametrize("n", [2, 3])
 async def test_each_deck_is_dealt_once_per_table_with_every_seat_on_the_button(n: int) -> None:
-    """Deck d at table k: button (k + d) mod n, the same cards relative to the button."""
+    """Every deck once at every table, with the button on a different seat at each (the
+    same cards relative to the button), each table in its own order (issue 19 item 1)."""
     bots = _tables(n)
-    settings = MatchSettings(config=GameConfig(), hands=4 * n, seed=21, duplicate=True)
+    settings = MatchSettings(
+        config=GameConfig(), hands=8 * n, seed=21, duplicate=True, deal_key=KEY
+    )
     result = await run_duplicate_match(_drivers(bots), settings)
-    assert result.hands_played == 4 * n
-    for deck in range(4):
-        by_offset = []
-        buttons = set()
-        for k in range(n):
-            deals = {i: bots[k][i].deals[deck] for i in range(n)}
-            assert {hand for hand, _, _ in deals.values()} == {deck + 1}
+    assert result.hands_played == 8 * n
+    buttons: dict[tuple[tuple[str, ...], ...], list[int]] = {}
+    orders = []
+    for k in range(n):
+        order = []
+        for hand in range(8):
+            deals = {i: bots[k][i].deals[hand] for i in range(n)}
+            assert {number for number, _, _ in deals.values()} == {hand + 1}
             button = deals[0][1]
-            assert button == (k + deck) % n
-            buttons.add(button)
-            by_offset.append([deals[(button + j) % n][2] for j in range(n)])
-        assert buttons == set(range(n))
-        assert all(row == by_offset[0] for row in by_offset)  # one deck, rotated
-    firsts = {bots[0][0].deals[d][2] for d in range(4)}
-    assert 4 == len(firsts)  # a new deck every hand at a table
+            assert button == (k + hand) % n  # the button still moves one seat a hand
+            deck = tuple(deals[(button + j) % n][2] for j in range(n))
+            buttons.setdefault(deck, []).append(button)
+            order.append(deck)
+        orders.append(order)
+    assert 8 == len(buttons)  # 8 decks, each dealt at every table ...
+    assert all(
+        sorted(seen) == list(range(n)) for seen in buttons.values()
+    )  # ... button on each seat
+    assert all(order != orders[0] for order in orders[1:])  # in another order at each table
 
 
 @pytest.mark.trio
@@ -111,8 +122,13 @@ async def test_no_bot_object_is_ever_dealt_what_an_opponent_held_elsewhere() -> 
 
 @pytest.mark.trio
 async def test_payoffs_in_block_order_and_sums_match_separate_tables() -> None:
-    """Merged payoffs are deck 0 table 0, deck 0 table 1, ...; totals are the tables' sums."""
-    settings = MatchSettings(config=GameConfig(), hands=30, seed=13, duplicate=True)
+    """Merged payoffs are deck 0 table 0, deck 0 table 1, ...; totals are the tables' sums.
+
+    Each table plays its decks in its own secret order (issue 19 item 1); the merge puts
+    them back in deck order, so a duplicate block is still one deck at every table."""
+    settings = MatchSettings(config=GameConfig(), hands=30, seed=13, duplicate=True, deal_key=KEY)
+    orders = [rotation_order(13, KEY, k, 2, 15, 15) for k in range(2)]
+    assert orders[0] != orders[1] and sorted(orders[0]) == list(range(15))
 
     def fresh():
         return [LocalBot(PolicyBot("rb", RuleBased())), LocalBot(PolicyBot("cs", CallingStation()))]
@@ -121,13 +137,13 @@ async def test_payoffs_in_block_order_and_sums_match_separate_tables() -> None:
     separate = []
     for k in range(2):
         table = dataclasses.replace(settings, hands=15, table_id=f"{settings.table_id}.{k + 1}")
-        runner = _MatchRunner(fresh(), table, None, None, first_button=k)
+        runner = _MatchRunner(fresh(), table, None, None, first_button=k, deck_order=orders[k])
         await runner.open_seats()
         for _ in range(15):
             assert await runner.play_next()
         await runner.finish()
         separate.append(runner.result)
-    expected = [separate[k].payoffs[i] for i in range(15) for k in range(2)]
+    expected = [separate[k].payoffs[orders[k].index(d)] for d in range(15) for k in range(2)]
     assert expected == merged.payoffs
     assert merged.chips_won == [sum(r.chips_won[s] for r in separate) for s in range(2)]
     assert merged.hands_played == 30
@@ -148,18 +164,25 @@ async def test_hand_and_table_ids_differ_per_table() -> None:
 
 @pytest.mark.trio
 async def test_stop_when_is_asked_after_each_whole_block() -> None:
-    """stop_when sees whole blocks of n hands, and ends every table at that block."""
+    """stop_when is asked after each block and sees whole decks only (the n rows of each
+    deck every table has dealt, appended as decks complete: the tables deal in their own
+    orders, issue 19 item 1); it ends every table at that block."""
     seen: list[int] = []
+    views = []
 
     def stop(result) -> bool:
         seen.append(len(result.payoffs))
-        return len(seen) == 3
+        views.append(result.payoffs)
+        return len(seen) == 30
 
-    settings = MatchSettings(config=GameConfig(), hands=200, seed=3, duplicate=True)
+    settings = MatchSettings(config=GameConfig(), hands=600, seed=3, duplicate=True, deal_key=KEY)
     result = await run_duplicate_match(_drivers(_tables(3)), settings, stop_when=stop)
-    assert [3, 6, 9] == seen
+    assert all(count % 3 == 0 for count in seen) and seen == sorted(seen)
+    assert 0 < seen[-1] < 90  # some decks are not complete at every table yet
+    assert all(later[: len(earlier)] == earlier for earlier, later in zip(views, views[1:]))
     assert "stopped early" == result.reason
-    assert 9 == result.hands_played
+    assert 90 == result.hands_played
+    assert views[-1] == result.payoffs[: seen[-1]]  # complete decks first, in deck order
 
 
 class _BadIdBot(Bot):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.dealer import DEAL_KEY_ENV
 from arena.dealer._handshake import match_start_for
 from arena.engine import GameConfig
 from arena.executors import executor_for
@@ -40,8 +41,14 @@ def _demo_in(folder: Path, workers: int) -> Path:
     return path
 
 
-def test_workers_2_play_the_demo_as_workers_1(tmp_path: Path) -> None:
-    """issue 12 "done when": the demo with workers = 2 gives the same results as workers = 1."""
+def test_workers_2_play_the_demo_as_workers_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 12 "done when": the demo with workers = 2 gives the same results as workers = 1.
+
+    Two tournaments deal the same cards only with the same seed *and* deal key (issue 19
+    item 2): the key comes from ``$ARENA_DEAL_KEY`` here, as for a deliberate rerun."""
+    monkeypatch.setenv(DEAL_KEY_ENV, "5e" * 32)
     if shutil.which("node") is None:
         print("node is not installed: the demo plays without its Node.js bot")
     results = {}
@@ -74,7 +81,9 @@ def test_seat_seeds_are_per_seat_and_fixed_by_the_deck_seed() -> None:
     tables and deck seeds, never 0 (0 says the dealer has none)."""
     from arena.dealer import MatchSettings
 
-    settings = MatchSettings(config=GameConfig(), hands=2, table_id="t1", match_id="m")
+    settings = MatchSettings(
+        config=GameConfig(), hands=2, table_id="t1", match_id="m", deal_key="01" * 32
+    )
     names = ["a", "b"]
     seed_of = lambda s, seat, deck: match_start_for(s, seat, names, deck).match_start.seat_seed  # noqa: E731
     assert seed_of(settings, 0, 7) == seed_of(settings, 0, 7) != 0
@@ -91,7 +100,9 @@ def test_a_built_in_policy_plays_a_match_by_its_seat_seeds(policy: str) -> None:
 
     from arena.dealer import MatchSettings, policy_driver, run_match
 
-    settings = MatchSettings(config=GameConfig(), hands=6, seed=5, table_id="t1", match_id="m")
+    settings = MatchSettings(
+        config=GameConfig(), hands=6, seed=5, table_id="t1", match_id="m", deal_key="02" * 32
+    )
 
     async def chips() -> list[int]:
         drivers = [policy_driver("p", policy), policy_driver("q", "random")]

@@ -77,6 +77,7 @@ class TestOpen:
                 "seat_results",
                 "faults",
                 "ratings",
+                "deal_keys",
             } == tables
             columns = dict(
                 ((table, column), (kind, identity))

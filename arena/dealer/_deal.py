@@ -1,0 +1,91 @@
+"""What is dealt, from the match's seed and a secret no bot sees: decks, orders, seat seeds.
+
+A seed alone is public information: an organiser writes ``seed = 1`` for
+reproducibility, and the formulas are public source, so a bot that guesses the seed
+(from ``MatchStart.seat_seed``, in a few tries) could compute every deck (issue 19 item
+2). Every value here is therefore an HMAC-SHA256 under the match's *deal key* (32
+random bytes, kept with the referee's records and the tournament database, never sent
+to a bot): with the key, the seed gives the same deals again (``resume``, a rerun);
+without it, nothing about a card or the order follows from anything a bot is shown.
+
+Duplicate dealing also plays the decks in a secret order per rotation (issue 19 item
+1): table ``k`` deals its full decks in its own order, shuffled within each class of
+deck index mod ``n`` so that every deck is still dealt once with the button on every
+seat. Stacks are reset every hand, so the order changes no result; a bot's instance at
+one table cannot tell which of its partner's hands is the one it now holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import random
+import secrets
+
+from arena.engine import Deck
+
+DEAL_KEY_ENV = "ARENA_DEAL_KEY"
+"""An environment variable holding a deal key (64 hex digits) to use instead of a fresh
+one: two runs with the same seed and key deal the same cards (a rerun, a research
+comparison of two bot versions on the same decks). Never passed to a launched bot."""
+
+KEY_BYTES = 32
+
+
+class DealKeyError(ValueError):
+    """A deal key that is not 64 hex digits (names where it came from)."""
+
+
+def check_deal_key(key: str, where: str = "deal key") -> str:
+    """``key`` as 64 lower-case hex digits, or :class:`DealKeyError` naming ``where``."""
+    text = key.strip().lower()
+    if len(text) != 2 * KEY_BYTES or any(c not in "0123456789abcdef" for c in text):
+        raise DealKeyError(f"{where}: a deal key is {2 * KEY_BYTES} hex digits")
+    return text
+
+
+def new_deal_key() -> str:
+    """``$ARENA_DEAL_KEY`` when set (checked), else 32 bytes from the CSPRNG, as hex."""
+    given = os.environ.get(DEAL_KEY_ENV)
+    if given:
+        return check_deal_key(given, f"${DEAL_KEY_ENV}")
+    return secrets.token_hex(KEY_BYTES)
+
+
+def _mac(key: str, label: str) -> bytes:
+    return hmac.new(bytes.fromhex(key), label.encode(), hashlib.sha256).digest()
+
+
+def deck_for(seed: int, deck_index: int, joker: bool, key: str) -> Deck:
+    """Deck ``deck_index`` of the match seeded ``seed`` under ``key``: every rotation
+    of a duplicate match deals the same one."""
+    rng = random.Random(int.from_bytes(_mac(key, f"arena-deck/2:{seed}:{deck_index}"), "big"))
+    return Deck.shuffled(rng, joker=joker)
+
+
+def seat_seed(deck_seed: int, key: str, table_id: str, seat: int) -> int:
+    """The seat's own seed (``MatchStart.seat_seed``): the same for the same match
+    wherever it is played, and, keyed, no way back to the decks or to another seat's
+    seed. Never 0 (0 says "no seed")."""
+    digest = _mac(key, f"arena-seat-seed/2:{deck_seed}:{table_id}:{seat}")
+    return int.from_bytes(digest[:8], "big") or 1
+
+
+def rotation_order(seed: int, key: str, table: int, tables: int, hands: int, full: int) -> list[int]:
+    """The deck table ``table`` of ``tables`` deals at each of its ``hands`` hands.
+
+    The ``full`` decks (those every table deals) are shuffled within each class of
+    index mod ``tables``, so deck ``d`` is still dealt at table ``k`` with the button on
+    ``(k + d) mod tables``; a short last deck (dealt at some tables only) stays last.
+    """
+    order = list(range(hands))
+    if tables < 2:
+        return order
+    rng = random.Random(int.from_bytes(_mac(key, f"arena-order/1:{seed}:{table}"), "big"))
+    shuffled = order[:full]
+    for residue in range(tables):
+        members = shuffled[residue::tables]
+        rng.shuffle(members)
+        shuffled[residue::tables] = members
+    return shuffled + order[full:]
