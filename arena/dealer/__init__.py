@@ -10,6 +10,10 @@ from arena.dealer._buildbox import BuildLimits as BuildLimits
 from arena.dealer._buildbox import build_layer as build_layer
 from arena.dealer._buildbox import run_build as run_build
 from arena.dealer._buildtree import find_special_file as find_special_file
+from arena.dealer._deal import DEAL_KEY_ENV as DEAL_KEY_ENV
+from arena.dealer._deal import DealKeyError as DealKeyError
+from arena.dealer._deal import check_deal_key as check_deal_key
+from arena.dealer._deal import new_deal_key as new_deal_key
 from arena.dealer._duplicate import run_duplicate_match as run_duplicate_match
 from arena.dealer._duplicate import run_match as run_match
 from arena.dealer._grpc import BotStartError as BotStartError
@@ -50,16 +54,13 @@ from arena.dealer._settings import FaultRecord as FaultRecord
 from arena.dealer._settings import MatchResult as MatchResult
 from arena.dealer._settings import MatchSettings as MatchSettings
 from arena.dealer._settings import OnFaultLimit as OnFaultLimit
-from arena.dealer._deal import DEAL_KEY_ENV as DEAL_KEY_ENV
-from arena.dealer._deal import DealKeyError as DealKeyError
-from arena.dealer._deal import check_deal_key as check_deal_key
-from arena.dealer._deal import new_deal_key as new_deal_key
 from arena.dealer._settings import with_seed as with_seed
 
 __all__ = [
     "ACTION_TIMEOUT",
     "CPU_BACKSTOP_FACTOR",
     "CPU_BACKSTOP_FLOOR",
+    "DEAL_KEY_ENV",
     "HANDS_PER_MATCH",
     "HELLO_TIMEOUT",
     "MAX_STALE",
@@ -70,6 +71,7 @@ __all__ = [
     "BotStartError",
     "BuildFailed",
     "BuildLimits",
+    "DealKeyError",
     "FaultRecord",
     "GrpcBot",
     "GrpcConnection",
@@ -91,9 +93,11 @@ __all__ = [
     "StreamOwner",
     "build_layer",
     "call_on_grpc_loop",
+    "check_deal_key",
     "check_layers",
     "driver_from_spec",
     "find_special_file",
+    "new_deal_key",
     "open_bot",
     "policy_driver",
     "resolve_sandbox",
@@ -107,8 +111,4 @@ __all__ = [
     "trio_pusher",
     "wait_healthy",
     "with_seed",
-    "DEAL_KEY_ENV",
-    "DealKeyError",
-    "check_deal_key",
-    "new_deal_key",
 ]

@@ -5,6 +5,7 @@ and no bot object ever dealt a deck it could have seen at another table."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 
@@ -179,7 +180,7 @@ async def test_stop_when_is_asked_after_each_whole_block() -> None:
     result = await run_duplicate_match(_drivers(_tables(3)), settings, stop_when=stop)
     assert all(count % 3 == 0 for count in seen) and seen == sorted(seen)
     assert 0 < seen[-1] < 90  # some decks are not complete at every table yet
-    assert all(later[: len(earlier)] == earlier for earlier, later in zip(views, views[1:]))
+    assert all(later[: len(earlier)] == earlier for earlier, later in itertools.pairwise(views))
     assert "stopped early" == result.reason
     assert 90 == result.hands_played
     assert views[-1] == result.payoffs[: seen[-1]]  # complete decks first, in deck order
