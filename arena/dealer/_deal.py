@@ -72,20 +72,46 @@ def seat_seed(deck_seed: int, key: str, table_id: str, seat: int) -> int:
     return int.from_bytes(digest[:8], "big") or 1
 
 
-def rotation_order(seed: int, key: str, table: int, tables: int, hands: int, full: int) -> list[int]:
-    """The deck table ``table`` of ``tables`` deals at each of its ``hands`` hands.
+def rotation_orders(seed: int, key: str, hands: list[int], full: int) -> list[list[int]]:
+    """The deck each table of a duplicate match deals at each of its hands.
 
-    The ``full`` decks (those every table deals) are shuffled within each class of
-    index mod ``tables``, so deck ``d`` is still dealt at table ``k`` with the button on
-    ``(k + d) mod tables``; a short last deck (dealt at some tables only) stays last.
+    ``hands[k]``: how many hands table ``k`` plays; ``full``: the decks every table
+    deals (the others, a short last deck, stay last). Each table's full decks are in its
+    own secret order, shuffled within each class of index mod ``n``, so deck ``d`` is
+    still dealt at table ``k`` with the button on ``(k + d) mod n``; and no two tables
+    deal the same deck at the same hand (when each class has at least ``n`` decks), so
+    no instance of a bot ever holds a deck its partner is playing at that moment: what a
+    channel between them can carry is only what a partner saw of hands it finished.
     """
-    order = list(range(hands))
-    if tables < 2:
-        return order
-    rng = random.Random(int.from_bytes(_mac(key, f"arena-order/1:{seed}:{table}"), "big"))
-    shuffled = order[:full]
-    for residue in range(tables):
-        members = shuffled[residue::tables]
-        rng.shuffle(members)
-        shuffled[residue::tables] = members
-    return shuffled + order[full:]
+    n = len(hands)
+    orders = [list(range(count)) for count in hands]
+    if n < 2:
+        return orders
+    rng = random.Random(int.from_bytes(_mac(key, f"arena-order/2:{seed}"), "big"))
+    for residue in range(n):
+        members = list(range(residue, full, n))
+        columns: list[list[int]] = []  # columns[k][j]: the deck table k deals j-th in the class
+        for _ in range(n):
+            columns.append(rng.sample(members, len(members)))
+            _apart(columns, rng)
+        for k in range(n):
+            orders[k][residue:full:n] = columns[k]
+    return orders
+
+
+def _apart(columns: list[list[int]], rng: random.Random) -> None:
+    """Swap decks in the newest table's order until none is at the same place as in an
+    earlier table's (a place nothing fits stays as it is: too few decks)."""
+    mine, earlier = columns[-1], columns[:-1]
+    taken = [{order[j] for order in earlier} for j in range(len(mine))]
+    for j in range(len(mine)):
+        if mine[j] not in taken[j]:
+            continue
+        fits = [
+            other
+            for other in range(len(mine))
+            if other != j and mine[other] not in taken[j] and mine[j] not in taken[other]
+        ]
+        if fits:
+            other = rng.choice(fits)
+            mine[j], mine[other] = mine[other], mine[j]

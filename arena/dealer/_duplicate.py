@@ -7,9 +7,9 @@ table ``k`` of ``n`` (one per seat) starts with the button on seat ``k``. Given 
 driver (process, sandbox) per (seat, table), no process ever sees a deck twice.
 
 The tables play in lockstep (hand ``i`` at every table, then the next), but each in its
-own secret order of the decks (:func:`arena.dealer._deal.rotation_order`): a bot's
-instances that found a channel to each other still cannot tell which of the partner's
-hands is the one the opponent now holds (issue 19 item 1). Deck ``d`` is still dealt at
+own secret order of the decks (:func:`arena.dealer._deal.rotation_orders`), and never
+the same deck as another table at the same time: a bot's instances that found a
+channel to each other cannot pass on the cards of a hand in play (issue 19 item 1). Deck ``d`` is still dealt at
 table ``k`` with the button on ``(k + d) mod n`` when nobody sits out.
 
 The results merge into one :class:`MatchResult` in deck order (deck 0 at tables
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from arena.dealer._deal import rotation_order
+from arena.dealer._deal import rotation_orders
 from arena.dealer._match import _MatchRunner
 from arena.dealer._seat import BotDriver
 from arena.dealer._seat_record import HandObserver
@@ -132,10 +132,7 @@ async def run_duplicate_match(
 
     assert seeded.seed is not None and seeded.deal_key is not None
     scheduled = [_hands_at(k, settings.hands, n) for k in range(n)]
-    orders = [
-        rotation_order(seeded.seed, seeded.deal_key, k, n, scheduled[k], settings.hands // n)
-        for k in range(n)
-    ]
+    orders = rotation_orders(seeded.seed, seeded.deal_key, scheduled, settings.hands // n)
 
     def runner_of(rotation: _Rotation) -> _MatchRunner:
         k = rotation.index

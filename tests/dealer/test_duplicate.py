@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from arena.dealer import LocalBot, MatchSettings, SeatBrokenError, run_duplicate_match, run_match
-from arena.dealer._deal import rotation_order
+from arena.dealer._deal import rotation_orders
 from arena.dealer._match import _MatchRunner
 from arena.engine import GameConfig
 from arena.policies import CallingStation, PolicyBot, RuleBased
@@ -128,7 +128,7 @@ async def test_payoffs_in_block_order_and_sums_match_separate_tables() -> None:
     Each table plays its decks in its own secret order (issue 19 item 1); the merge puts
     them back in deck order, so a duplicate block is still one deck at every table."""
     settings = MatchSettings(config=GameConfig(), hands=30, seed=13, duplicate=True, deal_key=KEY)
-    orders = [rotation_order(13, KEY, k, 2, 15, 15) for k in range(2)]
+    orders = rotation_orders(13, KEY, [15, 15], 15)
     assert orders[0] != orders[1] and sorted(orders[0]) == list(range(15))
 
     def fresh():
