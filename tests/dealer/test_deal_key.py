@@ -64,6 +64,12 @@ def _old_formula_decks(seed: int, count: int) -> list[Deck]:
     return [Deck.shuffled(random.Random(f"{seed}:{i}")) for i in range(count)]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about keys drawn afresh: no fixed ``$ARENA_DEAL_KEY``."""
+    monkeypatch.delenv(DEAL_KEY_ENV, raising=False)
+
+
 @pytest.mark.trio
 async def test_r4_a_known_seed_gives_no_card_without_the_key() -> None:
     """The deck formula of the public source, fed the organiser's seed, deals none of the

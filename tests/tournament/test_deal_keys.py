@@ -6,12 +6,19 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 import trio
 
 from arena.tournament import Store, load_tournament, run_tournament
 from arena.tournament._formats import build_schedule
 from arena.tournament._runner import prepare
 from tests.tournament.kit import league
+
+
+@pytest.fixture(autouse=True)
+def _fresh_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about keys drawn afresh: no fixed ``$ARENA_DEAL_KEY``."""
+    monkeypatch.delenv("ARENA_DEAL_KEY", raising=False)
 
 
 def test_resume_deals_with_the_stored_key_and_reports_never_see_it(tmp_path: Path) -> None:
