@@ -7,6 +7,8 @@ When a stream ends another is opened; when one breaks mid-match the next carries
 MatchStart's resume ticket (``arena-resume``) so the seat is taken back within the
 arena's reconnect window. Failures back off with jitter. UNAUTHENTICATED stops the bot:
 the token is wrong or revoked, and retrying would only hammer the arena.
+FAILED_PRECONDITION (the tournament is over, or the bot plays no seat in it) waits the
+longest back-off before dialling again: a league's next round finds the bot still there.
 """
 
 from __future__ import annotations
@@ -234,6 +236,15 @@ async def _keep_a_table(
         outcome = await _play_stream(stub, bot, metadata)
         if outcome.code is grpc.StatusCode.UNAUTHENTICATED:
             raise _Refused(outcome.describe())
+        if outcome.code is grpc.StatusCode.FAILED_PRECONDITION:  # nothing to play here now
+            ticket, backoff.delay = "", MAX_BACKOFF
+            wait = backoff.next()
+            say(
+                f"table {table}: the arena has nothing to play ({outcome.describe()}); "
+                f"again in {wait:.1f} s"
+            )
+            await asyncio.sleep(wait)
+            continue
         if outcome.started and not outcome.bot_failed:
             backoff.reset()
             ticket = outcome.ticket if outcome.broke_mid_match else ""

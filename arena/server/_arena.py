@@ -4,7 +4,9 @@ It starts a ``grpc.aio`` server on the dealer's gRPC loop (the streams' readers 
 writers live there), hosting :class:`~arena.server._service.ArenaService` behind the
 token interceptor, and gives back an :class:`ArenaServer` whose
 :meth:`~ArenaServer.bot` drivers matches and tournaments seat like any other. Leaving
-the block ends every stream and stops the server.
+the block ends every stream and stops the server: leaving it normally is the end of
+the run (:meth:`ArenaServer.finish`: FAILED_PRECONDITION, "do not reconnect"), leaving
+it with an exception (Ctrl-C) is not (UNAVAILABLE: try again later).
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ from arena.server._tokens import TokenVerifier
 
 MAX_TABLES = 8
 """Default streams one remote bot may hold open at once (tables it plays together)."""
+
+OVER = "the run is over, no more matches to play"
+"""What a stream still waiting is told when the run ends (and ``DO_NOT_RECONNECT``)."""
+DO_NOT_RECONNECT = "do not reconnect"
 
 
 class ServerError(Exception):
@@ -61,10 +67,26 @@ class ServerSettings:
 class ArenaServer:
     """A running dial-in server: where it listens and a driver per remote bot."""
 
-    def __init__(self, address: str, bots: dict[str, RemoteBot], verifier: TokenVerifier) -> None:
+    def __init__(
+        self,
+        address: str,
+        bots: dict[str, RemoteBot],
+        verifier: TokenVerifier,
+        service: ArenaService | None = None,
+    ) -> None:
         self.address = address
         self._bots = bots
         self._verifier = verifier
+        self._service = service
+        self.finished = False
+
+    async def finish(self, what: str = OVER) -> None:
+        """The run is over (``what``, e.g. "the tournament is over"): every stream still
+        waiting, and every new one, ends FAILED_PRECONDITION with ``what`` and "do not
+        reconnect", so a bot that reopens a stream whenever one ends stops."""
+        self.finished = True
+        if self._service is not None:
+            await run_on_grpc_loop(self._service.finish, f"{what}: {DO_NOT_RECONNECT}")
 
     def bot(self, name: str) -> RemoteBot:
         """The driver of remote bot ``name`` (``KeyError`` if it is not one of this run's)."""
@@ -183,6 +205,7 @@ async def open_arena_server(
         token,
         max_tables=settings.max_tables,
         holds=lambda name, ticket: bool(ticket) and bots[name].holds(ticket),
+        on_dead=functools.partial(_tell_dead, token, bots),
     )
     server = _GrpcServer(settings, service, verifier, tls, len(bots))
     try:
@@ -194,8 +217,17 @@ async def open_arena_server(
             for bot in bots.values():
                 bot.attach(nursery)
             nursery.start_soon(_deliver, receive, bots)
+            arena = ArenaServer(address, bots, verifier, service)
             try:
-                yield ArenaServer(address, bots, verifier)
+                yield arena
+            except BaseException:
+                with trio.CancelScope(shield=True):  # before the bots close their streams
+                    await run_on_grpc_loop(service.interrupt, "the arena is shutting down")
+                raise
+            else:
+                if not arena.finished:
+                    with trio.CancelScope(shield=True):
+                        await arena.finish()
             finally:
                 with trio.CancelScope(shield=True):
                     for bot in bots.values():
@@ -218,6 +250,12 @@ def _is_live(verifier: TokenVerifier, name: str) -> bool:
     """Whether a dropped seat of ``name`` is held: its token is live, or the store cannot
     be read just now (a bad edit of the organiser's holds the seats, refusing newcomers)."""
     return verifier.error is not None or name in verifier.live_names()
+
+
+def _tell_dead(token: trio.lowlevel.TrioToken, bots: dict[str, RemoteBot], name: str) -> None:
+    """Loop side: bot ``name`` has no live token left; its seats end now (in Trio)."""
+    with contextlib.suppress(trio.RunFinishedError):
+        token.run_sync_soon(bots[name].token_died)
 
 
 async def _deliver(receive: trio.MemoryReceiveChannel[Offer], bots: dict[str, RemoteBot]) -> None:

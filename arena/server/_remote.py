@@ -8,6 +8,8 @@ a bot that is not connected never stalls a table), and :meth:`RemoteBot.lease` s
 :meth:`RemoteBot.free_tables` is sure to get them (the tournament's dispatcher). A new
 stream carrying a held seat's resume ticket, or any new stream while one of the
 bot's seats is held, goes to that seat first (:class:`~arena.server._seat.HeldSeat`).
+When the bot's last live token dies (revoked, expired) its seats end at once, held or
+not, and their tickets are refused from then on (PERMISSION_DENIED).
 
 Everything here runs in Trio; the server pushes each new stream in with :meth:`offer`.
 """
@@ -17,10 +19,12 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable
 
+import grpc
 import trio
 
-from arena.dealer import GrpcConnection, SeatBrokenError
-from arena.server._seat import RECONNECT_WINDOW, HeldSeat
+from arena.dealer import SeatBrokenError
+from arena.server._seat import RECONNECT_WINDOW, REVOKED, HeldSeat
+from arena.server._streams import DialedStream
 
 
 class RemoteBot:
@@ -44,8 +48,9 @@ class RemoteBot:
         self.reconnect_window = reconnect_window
         self.hello_timeout = hello_timeout
         self._is_live = is_live
-        self._free: collections.deque[GrpcConnection] = collections.deque()
+        self._free: collections.deque[DialedStream] = collections.deque()
         self._seats: dict[str, HeldSeat] = {}
+        self._dead_tickets: set[str] = set()  # tickets of seats ended by a revocation
         self._nursery: trio.Nursery | None = None
         self._closed = False
         self._changed = trio.Event()
@@ -104,7 +109,7 @@ class RemoteBot:
 
     # --- streams coming in -------------------------------------------------------
 
-    def seat_on(self, stream: GrpcConnection) -> HeldSeat:
+    def seat_on(self, stream: DialedStream) -> HeldSeat:
         """A new seat on ``stream``, its ticket known to this bot."""
         seat = HeldSeat(
             self.name,
@@ -118,10 +123,14 @@ class RemoteBot:
         self._notify()
         return seat
 
-    def offer(self, stream: GrpcConnection, ticket: str = "") -> None:
+    def offer(self, stream: DialedStream, ticket: str = "") -> None:
         """A stream the bot opened: to the seat it resumes, a held seat, or on offer."""
         if self._closed:
             trio.lowlevel.spawn_system_task(stream.aclose)
+            return
+        if ticket in self._dead_tickets:
+            code, details = grpc.StatusCode.PERMISSION_DENIED, f"{REVOKED}: that seat is over"
+            trio.lowlevel.spawn_system_task(stream.end, code, details)
             return
         seat = self._seats.get(ticket) if ticket else None
         if seat is None:
@@ -132,12 +141,20 @@ class RemoteBot:
         self._free.append(stream)
         self._notify()
 
-    async def _take_back(self, seat: HeldSeat, stream: GrpcConnection) -> None:
+    async def _take_back(self, seat: HeldSeat, stream: DialedStream) -> None:
         if not await seat.take_back(stream):
             self._notify()
 
     def _forget(self, seat: HeldSeat) -> None:
         self._seats.pop(seat.ticket, None)
+        self._notify()
+
+    def token_died(self) -> None:
+        """The bot has no live token left: end each of its seats now (the match records a
+        disconnect, R25) and refuse their tickets from now on."""
+        for seat in list(self._seats.values()):
+            self._dead_tickets.add(seat.ticket)
+            seat.revoke()
         self._notify()
 
     def holds(self, ticket: str) -> bool:
@@ -166,10 +183,10 @@ class LeasedSeat:
 
     sandbox_layer = "dial-in"
 
-    def __init__(self, bot: RemoteBot, stream: GrpcConnection) -> None:
+    def __init__(self, bot: RemoteBot, stream: DialedStream) -> None:
         self.process = bot
         self.name = bot.name
-        self._stream: GrpcConnection | None = stream
+        self._stream: DialedStream | None = stream
 
     async def connect(self) -> HeldSeat:
         stream, self._stream = self._stream, None

@@ -6,10 +6,14 @@ stream breaks the seat is *held* for the reconnect window: the runner's deadline
 running (its receives just wait, so decisions time out to the R23 defaults), messages
 sent meanwhile are dropped, and the first new stream of that bot (or the one carrying
 the seat's resume ticket) takes the seat back: it is sent the same MatchStart, must
-answer with a Hello, and is then sent the pending DecisionRequest again. Answers to
-older decisions are the runner's stale answers, dropped by decision id. Not back
-within the window, the seat is broken (:class:`~arena.dealer.SeatBrokenError`) and the
-runner sits it out (R25).
+answer with a Hello, and is then sent again what the bot may not have had: every
+HandStart, Fault and HandEnd since its last answer (at most :data:`MAX_REPLAY`; some it
+may have had before the break, which it tells by hand_id and decision_id), then the
+pending DecisionRequest. So a bot that sums HandEnd payoffs agrees with MatchEnd.
+Answers to older decisions are the runner's stale answers, dropped by decision id. Not
+back within the window, the seat is broken (:class:`~arena.dealer.SeatBrokenError`) and
+the runner sits it out (R25). A bot whose token is revoked is not waited for: its seat
+breaks at once (:meth:`HeldSeat.revoke`).
 
 A stream the bot's own messages got cut (garbage, a flood, the rate limit) is not
 held: that is a fault the runner records, not a network accident.
@@ -17,16 +21,32 @@ held: that is a fault the runner records, not a network accident.
 
 from __future__ import annotations
 
+import collections
 import secrets
 from collections.abc import Callable
 
+import grpc
 import trio
 
-from arena.dealer import GrpcConnection, MalformedStreamError, SeatBrokenError, call_on_grpc_loop
+from arena.dealer import MalformedStreamError, SeatBrokenError, call_on_grpc_loop
 from arena.protocol import pb
+from arena.server._streams import DialedStream
 
 RECONNECT_WINDOW = 30.0
 """Default seconds a dropped remote bot's seat is held for it to come back."""
+
+MAX_REPLAY = 256
+"""Messages (HandStart, Fault, HandEnd) kept since the bot's last answer, to send again
+after a resume; older ones are not (MatchEnd's chips_won is the total all the same)."""
+
+REPLAY_TIMEOUT = 10.0
+"""Seconds a resumed stream has to take the messages sent again (a bot that stops
+reading half-way does not stall the hand-over; its seat stays held)."""
+
+REVOKED = "the bot's token was revoked"
+
+_REPLAYED = frozenset({"hand_start", "fault", "hand_end"})
+PERMISSION_DENIED = grpc.StatusCode.PERMISSION_DENIED
 
 
 def _check_hello(reply: pb.BotMessage) -> str | None:
@@ -47,7 +67,7 @@ class HeldSeat:
     def __init__(
         self,
         name: str,
-        stream: GrpcConnection,
+        stream: DialedStream,
         *,
         window: float,
         hello_timeout: float,
@@ -56,13 +76,18 @@ class HeldSeat:
     ) -> None:
         self.name = name
         self.ticket = secrets.token_urlsafe(24)
-        self._stream: GrpcConnection | None = stream
+        self._stream: DialedStream | None = stream
         self._window = window
         self._hello_timeout = hello_timeout
         self._is_live = is_live
         self._on_done = on_done
         self._start: pb.DealerMessage | None = None
         self._pending: pb.DealerMessage | None = None  # a DecisionRequest not yet answered
+        # what was sent since the bot's last answer (it may not have had it), numbered
+        self._unconfirmed: collections.deque[tuple[int, pb.DealerMessage]] = collections.deque(
+            maxlen=MAX_REPLAY
+        )
+        self._sent = 0
         self._held_until: float | None = None
         self._back = trio.Event()
         self._gone: str | None = None  # why the seat is broken for good
@@ -89,6 +114,11 @@ class HeldSeat:
             self._pending = message
         elif kind in ("hand_end", "match_end"):
             self._pending = None
+        elif kind == "fault" and self._answers(message.fault.decision_id):
+            self._pending = None  # decided (the default played): never sent again
+        if kind in _REPLAYED:
+            self._sent += 1
+            self._unconfirmed.append((self._sent, message))
         stream = self._current()
         if stream is None:
             return  # held: dropped; the MatchStart and the pending request are sent again
@@ -110,13 +140,14 @@ class HeldSeat:
                     continue  # replaced by a newer stream while we read this one
                 self._drop(stream, error)
                 continue
-            if (
-                message.WhichOneof("kind") == "action"
-                and self._pending is not None
-                and message.action.decision_id == self._pending.decision.decision_id
-            ):
+            if message.WhichOneof("kind") == "action" and self._answers(message.action.decision_id):
                 self._pending = None
+                self._unconfirmed.clear()  # it had everything sent before that request
             return message
+
+    def _answers(self, decision_id: str) -> bool:
+        """Whether ``decision_id`` is the pending request's."""
+        return self._pending is not None and decision_id == self._pending.decision.decision_id
 
     async def aclose(self) -> None:
         if self._closed:
@@ -130,7 +161,7 @@ class HeldSeat:
 
     # --- held and taken back -----------------------------------------------------
 
-    def _current(self) -> GrpcConnection | None:
+    def _current(self) -> DialedStream | None:
         """The stream to use now; raises once the seat is gone for good."""
         if self._closed:
             raise SeatBrokenError("the dealer closed the seat")
@@ -142,7 +173,7 @@ class HeldSeat:
                 raise SeatBrokenError(self._gone)
         return self._stream
 
-    def _drop(self, stream: GrpcConnection, error: SeatBrokenError) -> None:
+    def _drop(self, stream: DialedStream, error: SeatBrokenError) -> None:
         """The stream broke: hold the seat, unless the bot's own messages cut it."""
         if stream is not self._stream:
             return
@@ -152,7 +183,7 @@ class HeldSeat:
             self._gone = str(error)  # garbage, a flood, the rate limit: the runner's fault
             raise error
         if not self._is_live():
-            self._gone = "the bot's token was revoked"
+            self._gone = REVOKED
             raise SeatBrokenError(self._gone)
         self._held_until = trio.current_time() + self._window
         self._back = trio.Event()
@@ -162,12 +193,26 @@ class HeldSeat:
         with trio.move_on_at(self._held_until):
             await self._back.wait()
 
-    async def take_back(self, stream: GrpcConnection) -> bool:
-        """Give the seat ``stream`` (a new stream of its bot): MatchStart, Hello, the pending
-        request. An old stream still open is replaced. False (the stream closed) if the
-        seat is over or the new stream does not say a good Hello in time."""
-        if self._closed or self._gone is not None:
+    def revoke(self) -> None:
+        """The bot's token died: the seat breaks now, held or not, and is never taken back
+        (the runner records the disconnect when it next reads or writes the seat)."""
+        if self._gone is None:
+            self._gone = REVOKED
+        self._back.set()
+
+    async def _refuse(self, stream: DialedStream) -> None:
+        if self._gone == REVOKED:
+            await stream.end(PERMISSION_DENIED, f"{REVOKED}: that seat is over")
+        else:
             await stream.aclose()
+
+    async def take_back(self, stream: DialedStream) -> bool:
+        """Give the seat ``stream`` (a new stream of its bot): MatchStart, Hello, what it
+        may have missed, the pending request. An old stream still open is replaced. False
+        (the stream closed) if the seat is over or the new stream does not say a good
+        Hello, or take what it missed, in time."""
+        if self._closed or self._gone is not None:
+            await self._refuse(stream)
             return False
         async with self._taking:  # one hand-over at a time: a later one replaces it
             self._resuming = True
@@ -176,7 +221,7 @@ class HeldSeat:
             finally:
                 self._resuming = False
 
-    async def _take_back(self, stream: GrpcConnection) -> bool:
+    async def _take_back(self, stream: DialedStream) -> bool:
         old, self._stream = self._stream, None
         if old is not None:  # replaced: the seat is held while the new stream says Hello
             self._held_until = trio.current_time() + self._window
@@ -186,22 +231,41 @@ class HeldSeat:
         problem: str | None = "no MatchStart to resume"
         if self._start is not None:
             problem = await self._handshake(stream, self._start)
+        if problem is None:
+            problem = await self._catch_up(stream)
         if problem is not None or self._closed or self._gone is not None:
-            await stream.aclose()
+            await self._refuse(stream)
             return False
-        if self._pending is not None:
-            try:
-                await stream.send(self._pending)
-            except SeatBrokenError:
-                await stream.aclose()
-                return False
         self._stream = stream
         self._held_until = None
         self.resumes += 1
         self._back.set()
         return True
 
-    async def _handshake(self, stream: GrpcConnection, start: pb.DealerMessage) -> str | None:
+    async def _catch_up(self, stream: DialedStream) -> str | None:
+        """Send what the bot may have missed, in the order it was first sent, then the
+        pending request; messages the runner sends meanwhile (the seat is still held)
+        are sent too. None once caught up, else why not."""
+        done, pending_sent = 0, None
+        with trio.move_on_after(REPLAY_TIMEOUT):
+            try:
+                while not (self._closed or self._gone is not None):
+                    backlog = [(n, m) for n, m in self._unconfirmed if n > done]
+                    if backlog:
+                        for number, message in backlog:
+                            await stream.send(message)
+                            done = number
+                    elif self._pending is not None and self._pending is not pending_sent:
+                        pending_sent = self._pending
+                        await stream.send(pending_sent)
+                    else:
+                        return None
+            except SeatBrokenError as error:
+                return str(error)
+            return "the seat ended"
+        return f"the missed messages not taken within {REPLAY_TIMEOUT:g} s"
+
+    async def _handshake(self, stream: DialedStream, start: pb.DealerMessage) -> str | None:
         with trio.move_on_after(self._hello_timeout):
             try:
                 await stream.send(start)

@@ -6,8 +6,11 @@ Every call passes :class:`TokenGate` first, a ``grpc.aio`` server interceptor: n
 does not know (wrong, expired, revoked, or a store it cannot read: fail closed), and
 the call ends UNAUTHENTICATED before the handler runs. The handler checks the token
 again (it names the bot), caps the bot's open streams, and hands each stream, wrapped
-in a :class:`arena.dealer.GrpcConnection`, to Trio. Every half second the token store
-is re-read; streams whose token died since end UNAUTHENTICATED.
+in a :class:`~arena.server._streams.DialedStream`, to Trio. Every half second the
+token store is re-read; streams whose token died since end UNAUTHENTICATED, and Trio
+is told which bots have no live token left (their held seats end at once). Once the
+run is over (:meth:`ArenaService.finish`) every stream, and every new one, ends with
+FAILED_PRECONDITION and a detail saying so.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import trio
 
 from arena.dealer import GrpcConnection
 from arena.protocol import pb
-from arena.server._streams import RateBucket, ServerCall, StreamGate
+from arena.server._streams import DialedStream, RateBucket, ServerCall, StreamGate
 from arena.server._tokens import Identity, TokenVerifier
 
 SERVICE = "arena.v1.Arena"
@@ -37,7 +40,7 @@ HARD_MESSAGE_BYTES = 1 << 20
 REFRESH_INTERVAL = 0.5
 """Seconds between re-reads of the token store (a revocation ends streams this fast)."""
 
-Offer = tuple[str, GrpcConnection, str]
+Offer = tuple[str, DialedStream, str]
 """What the handler pushes to Trio: the bot's name, its new stream, the resume ticket."""
 
 
@@ -94,6 +97,7 @@ class ArenaService:
         max_tables: int,
         bucket: Callable[[], RateBucket] = RateBucket,
         holds: Callable[[str, str], bool] = lambda name, ticket: False,
+        on_dead: Callable[[str], None] = lambda name: None,
     ) -> None:
         self._verifier = verifier
         self._names = frozenset(names)
@@ -101,6 +105,9 @@ class ArenaService:
         self._token = token
         self._max_tables = max_tables
         self._holds = holds  # whether bot ``name`` holds a seat with resume ticket ``ticket``
+        self._on_dead = on_dead  # told (loop side) of each bot whose last live token died
+        self._live = verifier.live_names() & self._names
+        self._over: tuple[grpc.StatusCode, str] | None = None  # the run is over: why
         self._buckets = {name: bucket() for name in self._names}
         self._owners = {name: _Owner(name) for name in self._names}
         self._open: collections.Counter[str] = collections.Counter()
@@ -126,6 +133,9 @@ class ArenaService:
                 grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} plays no seat in this run"
             )
             return
+        if self._over is not None:
+            await context.abort(*self._over)
+            return
         ticket = _header(metadata, RESUME_HEADER)
         room = self._max_tables * (2 if self._holds(name, ticket) else 1)  # a resume may overlap
         if self._open[name] >= room:
@@ -135,8 +145,8 @@ class ArenaService:
             )
             return
         call = ServerCall(context)
-        connection = GrpcConnection(
-            self._owners[name], self._token, gate=StreamGate(self._buckets[name])
+        connection = DialedStream(
+            self._owners[name], self._token, call, gate=StreamGate(self._buckets[name])
         )
         self._open[name] += 1
         self._streams[call] = identity
@@ -177,7 +187,22 @@ class ArenaService:
             for call, identity in list(self._streams.items()):
                 if not self._verifier.still_valid(identity):
                     call.end(grpc.StatusCode.UNAUTHENTICATED, "the bot's token was revoked")
+            live = self._verifier.live_names() & self._names
+            for name in sorted(self._live - live):
+                self._on_dead(name)
+            self._live = live
 
     def end_all(self, code: grpc.StatusCode, details: str) -> None:
         for call in list(self._streams):
             call.end(code, details)
+
+    async def finish(self, details: str) -> None:
+        """The run is over: end every stream, and refuse new ones, FAILED_PRECONDITION
+        with ``details`` (a bot that reads it knows not to reconnect)."""
+        self._over = (grpc.StatusCode.FAILED_PRECONDITION, details)
+        self.end_all(*self._over)
+
+    async def interrupt(self, details: str) -> None:
+        """The run stops before its end (Ctrl-C): every stream ends UNAVAILABLE, so a
+        bot tries again later (the rest is played with ``--resume``)."""
+        self.end_all(grpc.StatusCode.UNAVAILABLE, details)

@@ -5,6 +5,9 @@ stream as it runs on a client call: ``read`` and ``write`` are the context's,
 ``done_writing`` (after MatchEnd) lets the handler return with status OK, and
 ``cancel`` or :meth:`ServerCall.end` make it return with a status of the arena's
 choosing (ABORTED when a newer stream took the seat, UNAUTHENTICATED on revocation).
+:class:`DialedStream` is the connection Trio holds for such a stream; its
+:meth:`~DialedStream.end` chooses the status from Trio (FAILED_PRECONDITION once the
+run is over, PERMISSION_DENIED for the ticket of a seat ended by a revocation).
 
 :class:`StreamGate` is the ``.proto``'s "Limits": an Action answering the
 DecisionRequest that waits, and the Hello after a MatchStart, are always let in;
@@ -20,7 +23,9 @@ from typing import Any
 
 import grpc
 import grpc.aio
+import trio
 
+from arena.dealer import GrpcConnection, MessageGate, StreamOwner, call_on_grpc_loop
 from arena.protocol import pb
 
 BUCKET_SIZE = 32
@@ -48,7 +53,14 @@ class ServerCall:
         return raw
 
     async def write(self, message: pb.DealerMessage) -> None:
-        await self._context.write(message)
+        if self.finished.is_set():
+            raise asyncio.InvalidStateError("the stream is already over")
+        try:
+            await self._context.write(message)
+        except grpc.aio.AioRpcError:
+            raise
+        except Exception as error:  # the call ended under the write (gRPC's ExecuteBatchError)
+            raise asyncio.InvalidStateError(f"the stream ended: {error!r}") from None
 
     async def done_writing(self) -> None:
         """The arena said everything (MatchEnd): end the stream with status OK."""
@@ -64,6 +76,27 @@ class ServerCall:
         if self.status is None and not self.finished.is_set():
             self.status = (code, details)
         self.finished.set()
+
+
+class DialedStream(GrpcConnection):
+    """A Play stream a bot opened, as Trio holds it: a :class:`GrpcConnection` that can
+    also be ended with a status of the arena's choosing."""
+
+    def __init__(
+        self,
+        owner: StreamOwner,
+        token: trio.lowlevel.TrioToken,
+        call: ServerCall,
+        *,
+        gate: MessageGate | None = None,
+    ) -> None:
+        super().__init__(owner, token, gate=gate)
+        self.call = call
+
+    async def end(self, code: grpc.StatusCode, details: str) -> None:
+        """End the stream with ``code`` and ``details`` (the first reason given stands)."""
+        call_on_grpc_loop(self.call.end, code, details)
+        await self.aclose()
 
 
 class RateBucket:

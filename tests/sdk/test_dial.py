@@ -21,7 +21,7 @@ import pytest
 
 from arena.protocol import pb
 from arena.sdk import Bot, Decision, DialError, dial, run
-from arena.sdk._dial import CHANNEL_OPTIONS, is_loopback
+from arena.sdk._dial import CHANNEL_OPTIONS, MAX_BACKOFF, is_loopback
 
 trustme = pytest.importorskip("trustme", reason="trustme (dev extra) makes the TLS material")
 from fake_arena import FakeArena, fake_arena, tls_pair  # noqa: E402
@@ -242,6 +242,32 @@ def test_unauthenticated_stops_the_bot_without_retrying(tls) -> None:
         assert TOKEN not in error.value.message
 
     asyncio.run(main())
+
+
+def test_a_run_that_is_over_is_not_redialled_at_once(tls, capsys) -> None:
+    """issue 19 item 9d: FAILED_PRECONDITION (the tournament is over) says so in one line
+    and waits the longest back-off before dialling again, never a quick loop."""
+    credentials, ca_file = tls
+    said: list[str] = []
+
+    async def script(n: int, context) -> None:
+        detail = "the tournament is over: do not reconnect"
+        await context.abort(grpc.StatusCode.FAILED_PRECONDITION, detail)
+
+    async def main() -> None:
+        async with fake_arena(script, credentials) as (address, arena):
+            task = asyncio.create_task(dial(Caller(), address, token=TOKEN, ca=ca_file, tables=1))
+            await until(arena, lambda a: len(a.metadata) == 1, task)
+            while "again in" not in "".join(said):
+                said.append(capsys.readouterr().err)
+                await asyncio.sleep(0.02)
+            await stop(task)
+
+    asyncio.run(main())
+    line = next(line for line in "".join(said).splitlines() if "again in" in line)
+    assert "the tournament is over" in line
+    wait = float(line.rsplit("again in ", 1)[1].split()[0])
+    assert wait >= MAX_BACKOFF / 2  # the longest back-off (jittered in its upper half)
 
 
 def run_bot(*args: str, token: str | None) -> Awaitable[asyncio.subprocess.Process]:

@@ -107,7 +107,8 @@ class ArenaStub:
     """Hosted by the arena, for bots that dial in (see "Bots that dial in" above). The bot
     writes BotMessages and reads DealerMessages: one stream per table offered, silent
     until the arena seats it, then the Bot.Play conversation; the arena ends it after
-    MatchEnd.
+    MatchEnd (status OK), or, still waiting when the run is over, with
+    FAILED_PRECONDITION ("do not reconnect").
     """
 
     def __init__(self, channel):
@@ -127,7 +128,8 @@ class ArenaServicer:
     """Hosted by the arena, for bots that dial in (see "Bots that dial in" above). The bot
     writes BotMessages and reads DealerMessages: one stream per table offered, silent
     until the arena seats it, then the Bot.Play conversation; the arena ends it after
-    MatchEnd.
+    MatchEnd (status OK), or, still waiting when the run is over, with
+    FAILED_PRECONDITION ("do not reconnect").
     """
 
     def Play(self, request_iterator, context):
@@ -156,7 +158,8 @@ class Arena:
     """Hosted by the arena, for bots that dial in (see "Bots that dial in" above). The bot
     writes BotMessages and reads DealerMessages: one stream per table offered, silent
     until the arena seats it, then the Bot.Play conversation; the arena ends it after
-    MatchEnd.
+    MatchEnd (status OK), or, still waiting when the run is over, with
+    FAILED_PRECONDITION ("do not reconnect").
     """
 
     @staticmethod
