@@ -46,6 +46,7 @@ from arena.dealer import (
     FaultRecord,
     MatchResult,
     MatchSettings,
+    check_deal_key,
     policy_driver,
     run_duplicate_match,
     run_match,
@@ -102,6 +103,9 @@ class PlayResult:
     reason: str
     faults: tuple[FaultRecord, ...] = ()
     still_running: tuple[str, ...] = ()
+    deal_key: str = dataclasses.field(default="", repr=False)
+    """With ``seed``, what deals the same cards again: ``play(..., seed=r.seed,
+    deal_key=r.deal_key)`` (issue 19 item 2: the seed alone gives no card)."""
 
     @property
     def chips(self) -> dict[str, int]:
@@ -139,6 +143,7 @@ def play(
     duplicate: bool = True,
     stack: int = 200,
     action_timeout: float = 5.0,
+    deal_key: str | None = None,
     **game: Any,
 ) -> PlayResult:
     """Play one match and return its :class:`PlayResult`.
@@ -156,6 +161,9 @@ def play(
     decision, as launched bots do: a late answer is a TIMEOUT fault and the default
     action, junk from ``handle()`` a fault, a raise a crash (the seat sits out). A call
     that never returns goes on in its thread (``still_running``, and a RuntimeWarning).
+
+    The same ``seed`` deals the same cards only with the same ``deal_key`` (64 hex
+    digits; default ``$ARENA_DEAL_KEY`` or a fresh one, on the result).
     """
     named = _named(bots)
     if not 2 <= len(named) <= 7:
@@ -170,6 +178,7 @@ def play(
             action_timeout=action_timeout,
             reconnect=False,
             match_id="play",
+            deal_key=None if deal_key is None else check_deal_key(deal_key, "deal_key"),
         )
     )
     seated = _seat_objects(named, len(named) if duplicate else 1)
@@ -186,6 +195,7 @@ def play(
         result.reason,
         tuple(result.faults),
         running,
+        settings.deal_key or "",
     )
 
 

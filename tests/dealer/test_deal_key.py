@@ -174,3 +174,18 @@ def test_arena_match_records_the_key_and_a_rerun_with_it_deals_the_same(tmp_path
 def _renamed(folder: Path, like: Path) -> str:
     """``folder``'s PHH text with its match id written as ``like``'s (ids differ per run)."""
     return (folder / "hands.phhs").read_text().replace(folder.name, like.name)
+
+
+def test_arena_play_reproduces_with_the_seed_and_the_key_it_returns() -> None:
+    """`arena.play(seed=7)` twice deals different cards (fresh keys); with the returned
+    ``deal_key`` it plays the same match again; a bad key is a ValueError naming it."""
+    import arena
+
+    first = arena.play(["rule-based", "random"], hands=20, seed=7)
+    other = arena.play(["rule-based", "random"], hands=20, seed=7)
+    again = arena.play(["rule-based", "random"], hands=20, seed=7, deal_key=first.deal_key)
+    assert len(first.deal_key) == 64 and first.deal_key != other.deal_key
+    assert again.chips == first.chips
+    assert first.deal_key not in repr(first)
+    with pytest.raises(DealKeyError, match="deal_key"):
+        arena.play(["rule-based", "random"], hands=2, deal_key="12")
