@@ -1,11 +1,19 @@
-"""A cgroup per launched bot (sandbox L2): memory and pids limits, CPU accounting, breaches.
+"""A cgroup per launched bot (L2, and L1 as root): memory and pids limits, CPU accounting
+and a CPU weight, breaches.
 
 cgroup v1 (one hierarchy per controller, as on the development machine: ``memory``,
-``pids``, ``cpuacct``) or v2 (one unified hierarchy with the ``memory`` and ``pids``
-controllers enabled). Each seat's group is created under the arena's own group in each
-hierarchy, so whatever limits the arena itself runs under still apply. The supervisor
+``pids``, ``cpuacct``, ``cpu``) or v2 (one unified hierarchy with the ``memory`` and
+``pids`` controllers enabled). Each seat's group is created under the arena's own group in
+each hierarchy, so whatever limits the arena itself runs under still apply. The supervisor
 joins it (writes its pid to each ``cgroup.procs``) before it starts the bot, so every
 process the bot ever starts is counted and can be killed at close, setsid or not.
+
+The ``cpu`` controller (issue 19 item 6), where the machine has it, gives every seat
+the same weight, :data:`SEAT_CPU_WEIGHT` (the kernel's default: one ordinary process's):
+a bot that runs 60 spinning children gets no more CPU than one that runs one, so it cannot
+starve its neighbour, and the arena's own threads (never moved, each of the default
+weight) keep their share against any number of seats. Without it, seats still get their
+limits and accounting; ``arena doctor`` says that the weights are missing.
 """
 
 from __future__ import annotations
@@ -21,6 +29,12 @@ from arena.dealer._leftovers import legacy_owner_gone, owner_gone, owner_tag
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _V1 = ("memory", "pids", "cpuacct")
+"""The controllers a seat's group needs."""
+_FAIR = "cpu"
+"""The controller of the seat's CPU weight: used where the machine has it."""
+SEAT_CPU_WEIGHT = {"v1": 1024, "v2": 100}
+"""Every seat's weight (v1 ``cpu.shares``, v2 ``cpu.weight``): the kernel's default, the
+weight of one ordinary process such as the arena's own threads."""
 
 
 def _mounts() -> dict[str, Path]:
@@ -36,7 +50,7 @@ def _mounts() -> dict[str, Path]:
                 found.setdefault("v2", Path(fields[4]))
             elif tail[0] == "cgroup" and len(tail) >= 3:
                 for option in tail[2].split(","):
-                    if option in _V1:
+                    if option in _V1 or option == _FAIR:
                         found.setdefault(option, Path(fields[4]))
     return found
 
@@ -65,16 +79,26 @@ def _v2_base(mounts: dict[str, Path], own: dict[str, str]) -> Path | None:
     return base if {"memory", "pids"} <= set(controllers) else None
 
 
+def _v2_fair(base: Path) -> bool:
+    """Whether a group made in ``base`` gets the cpu controller (``cpu.weight``)."""
+    try:
+        return _FAIR in (base / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        return False
+
+
 def _parents() -> tuple[str, dict[str, Path]]:
-    """The version, and controller -> the folder a seat's group is made in (the arena's own)."""
+    """The version, and controller -> the folder a seat's group is made in (the arena's own);
+    ``cpu`` only where the machine has that controller."""
     mounts, own = _mounts(), _own_paths()
     v2 = _v2_base(mounts, own)
     if v2 is not None:
-        return "v2", {c: v2 for c in _V1}
+        return "v2", {c: v2 for c in (*_V1, *([_FAIR] if _v2_fair(v2) else []))}
     missing = [c for c in _V1 if c not in mounts or c not in own]
     if missing:
         raise OSError(f"no cgroup v1 hierarchy for {', '.join(missing)} and no usable v2")
-    return "v1", {c: mounts[c] / own[c].lstrip("/") for c in _V1}
+    found = [*_V1, *([_FAIR] if _FAIR in mounts and _FAIR in own else [])]
+    return "v1", {c: mounts[c] / own[c].lstrip("/") for c in found}
 
 
 def cgroup_support() -> tuple[bool, str]:
@@ -85,6 +109,22 @@ def cgroup_support() -> tuple[bool, str]:
         return False, f"cannot create a cgroup: {error}"
     group.remove()
     return True, f"cgroup {group.version} ({', '.join(str(p) for p in group.dirs)})"
+
+
+def fair_cpu_support() -> tuple[bool, str]:
+    """Whether seats get equal CPU weights here (a cpu cgroup each), and what was found."""
+    try:
+        group = SeatCgroup.create("probe", memory_mb=64, max_processes=8)
+    except OSError as error:
+        return False, f"no cgroups: {error}"
+    group.remove()
+    if group.cpu_dir is None:
+        return (
+            False,
+            "no cpu controller for the seats' groups (v1 'cpu' hierarchy, or v2 'cpu' in cgroup.subtree_control)",
+        )
+    name = "cpu.shares" if group.version == "v1" else "cpu.weight"
+    return True, f"{name} {SEAT_CPU_WEIGHT[group.version]} per seat under {group.cpu_dir.parent}"
 
 
 class SeatCgroup:
@@ -106,6 +146,11 @@ class SeatCgroup:
         return path
 
     @property
+    def cpu_dir(self) -> Path | None:
+        """The folder of the seat's CPU weight, None where the machine gives none."""
+        return self._dirs.get(_FAIR)
+
+    @property
     def dirs(self) -> list[Path]:
         return list(dict.fromkeys(self._dirs.values()))
 
@@ -114,7 +159,7 @@ class SeatCgroup:
         """A fresh group with the limits set; OSError if this machine cannot make one."""
         name = f"arena-{owner_tag()}-{label}-{secrets.token_hex(3)}"
         version, parents = _parents()
-        group = cls(version, {c: parents[c] / name for c in _V1})
+        group = cls(version, {c: parent / name for c, parent in parents.items()})
         try:
             for path in group.dirs:
                 path.mkdir(mode=0o755)
@@ -134,6 +179,9 @@ class SeatCgroup:
             with contextlib.suppress(OSError):  # no swap accounting: the limit above holds RAM
                 (self._dirs["memory"] / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
         (self._dirs["pids"] / "pids.max").write_text(str(max_processes))
+        if _FAIR in self._dirs:  # the default already; written so a seat never differs
+            weight = "cpu.shares" if self.version == "v1" else "cpu.weight"
+            (self._dirs[_FAIR] / weight).write_text(str(SEAT_CPU_WEIGHT[self.version]))
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files the supervisor writes its pid into."""
@@ -246,7 +294,7 @@ def sweep_groups() -> list[str]:
         rest = name[len("arena-") :]
         if not (owner_gone(rest) or legacy_owner_gone(rest)):
             continue
-        dirs = {c: parents[c] / name for c in _V1 if (parents[c] / name).is_dir()}
+        dirs = {c: parent / name for c, parent in parents.items() if (parent / name).is_dir()}
         if not dirs:
             continue
         group = SeatCgroup(version, dirs)

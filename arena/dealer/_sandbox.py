@@ -9,7 +9,8 @@
   read-only, a private size-capped ``/tmp``, nothing else of the file system, a PID
   namespace.
 * ``L2`` (as root, with cgroups): L1 with a per-seat uid from :data:`UID_RANGE` and a
-  per-seat cgroup (memory, pids, CPU accounting; :mod:`arena.dealer._cgroups`).
+  per-seat cgroup (memory, pids, CPU accounting, a CPU weight; :mod:`arena.dealer._cgroups`).
+  As root, L1 runs bots as leased uids too, and gets the seat's cgroups where they work.
 
 ``auto`` picks the highest layer that works; asking for one that does not is a
 :class:`SandboxError`, never a silent downgrade.
@@ -163,10 +164,21 @@ def _check_l2(l1: LayerCheck) -> LayerCheck:
         return LayerCheck("L2", False, "sandbox L2 needs root (a uid per seat, cgroups)")
     if not l1.available:
         return LayerCheck("L2", False, f"sandbox L2 needs L1: {l1.detail}")
-    works, cgroups = cgroup_support()
+    works, cgroups = _groups()
     if not works:
         return LayerCheck("L2", False, f"sandbox L2 needs memory and pids cgroups: {cgroups}")
     return LayerCheck("L2", True, f"uids {UID_RANGE.start}-{UID_RANGE.stop - 1}, {cgroups}")
+
+
+@functools.cache
+def _groups() -> tuple[bool, str]:
+    return cgroup_support()
+
+
+def groups_work() -> bool:
+    """Whether per-seat cgroups can be made here (probed once per process): L2 needs them,
+    and as root L1 uses them where they work (issue 19 item 7)."""
+    return os.geteuid() == 0 and _groups()[0]
 
 
 @functools.cache

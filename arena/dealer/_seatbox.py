@@ -35,7 +35,7 @@ from arena.dealer._leftovers import (
     sweep_folders,
 )
 from arena.dealer._process import free_tcp_port, safe_name
-from arena.dealer._sandbox import BotLimits, UidLease, lease_uid
+from arena.dealer._sandbox import BotLimits, UidLease, groups_work, lease_uid
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 CONFIG_ENV = "ARENA_SUPERVISOR_CONFIG"
@@ -120,7 +120,8 @@ class SeatBox:
         return f"unix:{self.socket_dir}/bot.sock", ""
 
     def acquire(self) -> None:
-        """The private folder (L0), the seat's uid and cgroup (L2); undone by :meth:`release`."""
+        """The private folder (L0), the seat's uid and cgroups (L2, L1 as root); undone by
+        :meth:`release`."""
         if self.layer == "L0":
             self.private_dir = tempfile.mkdtemp(
                 prefix=f"{SEAT_PREFIX}{owner_tag()}-{safe_name(self.name)}-"
@@ -131,7 +132,9 @@ class SeatBox:
             self.uid = lease_uid()
             if self.socket_dir is not None:
                 os.chown(self.socket_dir, self.uid.uid, self.uid.uid)
-        if self.layer == "L2":
+        if self.layer == "L2" or (self.uid is not None and groups_work()):
+            # as root L1 too gets the seat's cgroups where they work (L2's test): a memory
+            # cap for all its processes, CPU accounting of all (issue 19 item 7), a CPU weight
             try:
                 self.cgroup = SeatCgroup.create(
                     safe_name(self.name)[:24],
@@ -188,6 +191,10 @@ class SeatBox:
         }
         if address_mb is not None:
             found["RLIMIT_AS"] = [int(address_mb) << 20, int(address_mb) << 20]
+        # no real-time policy and no higher priority: a real-time task runs before every
+        # ordinary one, outside any CPU weight, whatever the arena's own limits allow
+        found["RLIMIT_RTPRIO"] = [0, 0]
+        found["RLIMIT_NICE"] = [0, 0]
         if self.uid is not None and self.cgroup is None:  # L1 as root: no pids cgroup, but a
             # uid of its own, whose processes (threads too) the kernel counts (audit F8)
             found["RLIMIT_NPROC"] = [limits.max_processes, limits.max_processes]

@@ -88,7 +88,10 @@ def test_a_sigkilled_dealer_leaves_no_bot_folder_or_cgroup(tools, tmp_path, toke
         assert dealer.stdout is not None
         made = [p for p in json.loads(dealer.stdout.readline()) if p]
         assert made and all(os.path.exists(p) for p in made)
-        assert (layer == "L2") == any(p.startswith("/sys/fs/cgroup") for p in made)
+        grouped = layer == "L2" or (layer == "L1" and os.geteuid() == 0)  # issue 19 item 7
+        assert grouped == any(p.startswith("/sys/fs/cgroup") for p in made)
+        if grouped and "cpu" in _parents()[1]:  # the CPU weight's group goes too (item 6)
+            assert any(p.startswith(str(_parents()[1]["cpu"]) + "/") for p in made), made
         assert tools.marked(token), "the bot is not running: nothing was tested"
         _kill(dealer)
         assert not _wait_gone(tools, token, made), "left behind by the killed dealer"

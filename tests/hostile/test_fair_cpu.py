@@ -1,0 +1,137 @@
+"""A seat's CPU share and accounting, against bots that try to get more (issue 19 items 6, 7).
+
+Item 6: each seat's processes (setsid children included) share one CPU weight, the same
+for every seat, and cannot leave it. Item 7: as root, L1 counts every process of a seat
+as L2 does (a memory cap, the CPU of auto-reaped workers). No timing is asserted here:
+``scripts/bench_fair_cpu.py`` measures what the weights are worth.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.dealer import BotLimits, LaunchedBot, MatchSettings, run_match
+from arena.dealer._cgroups import SEAT_CPU_WEIGHT, cgroup_support
+from arena.engine import GameConfig
+
+pytestmark = [pytest.mark.trio, pytest.mark.timeout(120)]
+
+
+@pytest.fixture(params=["L1", "L2"])
+def root_layer(request: pytest.FixtureRequest, tools) -> str:
+    """L2, and L1 as root: the layers where a seat has cgroups (skipped elsewhere)."""
+    if os.geteuid() != 0:
+        pytest.skip("cgroups per seat need root (L1 without root reads /proc: a known gap)")
+    tools.need_layer(request.param)
+    works, why = cgroup_support()
+    if not works:
+        pytest.skip(f"no cgroups here: {why}")
+    return request.param
+
+
+def _bot(tools, tmp_path: Path, script: str, token: str, *args: str, **options) -> LaunchedBot:
+    options.setdefault("log_dir", tmp_path / "logs")
+    options.setdefault("startup_timeout", 60)
+    return LaunchedBot(f"{script[:-3]}-{token}", tools.bot_command(script, token, *args), **options)
+
+
+def _cpu_group(pid: int) -> str | None:
+    """The cpu cgroup ``pid`` is in (v1's ``cpu`` line, else v2's), as /proc shows it."""
+    v2 = None
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _id, controllers, path = line.split(":", 2)
+        if "cpu" in controllers.split(","):
+            return path
+        if not controllers:
+            v2 = path
+    return v2
+
+
+async def _wait_for(predicate, seconds: float = 30.0) -> bool:
+    with trio.move_on_after(seconds):
+        while not predicate():
+            await trio.sleep(0.05)
+    return bool(predicate())
+
+
+async def test_i19_item6_each_seat_has_one_cpu_weight_its_children_cannot_leave(
+    tools, tmp_path, root_layer
+):
+    """Item 6: a hog's setsid children, after trying every way out (cgroup.procs, tasks, a
+    cgroup2 mount of their own, nice -20, a real-time policy, autogroup), are all still in
+    their seat's own cpu group, whose weight is the one every seat gets; a neighbour seat
+    has a group of its own with the same weight."""
+    hog_token, other_token = "hx" + os.urandom(4).hex(), "hx" + os.urandom(4).hex()
+    hog = _bot(tools, tmp_path, "spinners.py", hog_token, "6", "idle", sandbox=root_layer)
+    other = _bot(tools, tmp_path, "spinners.py", other_token, "0", sandbox=root_layer)
+    async with trio.open_nursery() as nursery:
+        try:
+            await hog.start(nursery)
+            await other.start(nursery)
+            assert await _wait_for(lambda: "spinning" in tools.verdicts(hog.stderr_log))
+            assert await _wait_for(lambda: len(tools.marked(hog_token)) >= 7)
+            groups = {}
+            for bot, token in ((hog, hog_token), (other, other_token)):
+                assert bot._box is not None and bot._box.cgroup is not None
+                cpu_dir = bot._box.cgroup.cpu_dir
+                assert cpu_dir is not None, "no cpu cgroup for the seat"
+                version = bot._box.cgroup.version
+                weight_file = "cpu.shares" if version == "v1" else "cpu.weight"
+                assert int((cpu_dir / weight_file).read_text()) == SEAT_CPU_WEIGHT[version]
+                pids = tools.marked(token)
+                assert pids
+                found = {_cpu_group(pid) for pid in pids}
+                assert len(found) == 1, found
+                (group,) = found
+                assert group is not None and str(cpu_dir).endswith(group), (group, cpu_dir)
+                groups[token] = group
+            assert groups[hog_token] != groups[other_token]
+        finally:
+            for bot in (hog, other):
+                await bot.aclose()
+    seen = tools.verdicts(hog.stderr_log)
+    assert not [line for line in seen if line.startswith("escaped")], seen
+    assert any(line.startswith("denied nice") for line in seen), seen
+
+
+async def test_i19_item7_l1_as_root_caps_memory(tools, tmp_path, root_layer):
+    """Item 7: past ``memory_mb`` the bot is OOM-killed and the breach is MEMORY_LIMIT, at
+    L1 as root as at L2 (it held 6 GB at L1: 4 GB of address space per process, no cap)."""
+    token = "hx" + os.urandom(4).hex()
+    limits = BotLimits(address_space_mb=2048, memory_mb=200)
+    bot = _bot(tools, tmp_path, "hog.py", token, sandbox=root_layer, limits=limits, max_restarts=0)
+    breaches = []
+    async with trio.open_nursery() as nursery:
+        try:
+            await bot.start(nursery)
+            with trio.move_on_after(30):
+                await bot.process.wait()
+            breaches.append(bot.limit_breach())
+        finally:
+            await bot.aclose()
+    assert breaches == ["MEMORY_LIMIT"], tools.verdicts(bot.stderr_log)
+
+
+async def test_i19_item7_auto_reaped_workers_are_charged(tools, tmp_path, root_layer):
+    """Item 7: workers the kernel reaps (SIGCHLD ignored) burn 3x the allowance per
+    decision; the CPU clock counts them (a ``cpu clock`` TIMEOUT), at L1 as root as at L2
+    (at L1 the /proc clock never saw them: 0 faults)."""
+    token = "hx" + os.urandom(4).hex()
+    reaped = _bot(tools, tmp_path, "reaped.py", token, "15", sandbox=root_layer)
+    calling = _bot(tools, tmp_path, "spinners.py", token + "c", "0", sandbox="L0")
+    settings = MatchSettings(config=GameConfig(), hands=2, seed=1, action_timeout=0.5)
+    async with trio.open_nursery() as nursery:
+        try:
+            await reaped.start(nursery)
+            await calling.start(nursery)
+            result = await run_match([reaped, calling], settings)
+        finally:
+            for bot in (reaped, calling):
+                await bot.aclose()
+    assert result.clocks[0] == "cpu"
+    faults = [f for f in result.faults if f.seat == 0]
+    assert any(f.reason == "TIMEOUT" and f.detail.startswith("cpu clock:") for f in faults), faults
