@@ -328,10 +328,7 @@ def command(
         hello_timeout=hello_timeout,
         match_id=match_id,
     )
-    try:  # the seed and deal key are drawn now: log.jsonl has them before the first hand
-        settings = with_seed(given)
-    except DealKeyError as error:
-        raise click.ClickException(str(error)) from None
+    settings = _seeded(given)  # drawn now: log.jsonl has them before the first hand
     folder = _records_folder(out_dir / match_id)
     limits: dict[str, object] = {"memory_limit_mb": memory_limit_mb, "cpu_seconds": cpu_seconds}
     limits |= {"sandbox": sandbox, "hidden_paths": (str(out_dir.resolve()),)}  # all records
@@ -359,6 +356,14 @@ def _checked_game(stack: int, *game: Any) -> GameConfig:
     except _bounds.BoundError as error:
         raise click.BadParameter(str(error), param_hint="'--stack'") from None
     return config
+
+
+def _seeded(settings: MatchSettings) -> MatchSettings:
+    """``settings`` with its seed and deal key; a bad ``$ARENA_DEAL_KEY`` is one line."""
+    try:
+        return with_seed(settings)
+    except DealKeyError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _records_folder(folder: Path) -> Path:

@@ -161,9 +161,7 @@ def play(
     decision, as launched bots do: a late answer is a TIMEOUT fault and the default
     action, junk from ``handle()`` a fault, a raise a crash (the seat sits out). A call
     that never returns goes on in its thread (``still_running``, and a RuntimeWarning).
-
-    The same ``seed`` deals the same cards only with the same ``deal_key`` (64 hex
-    digits; default ``$ARENA_DEAL_KEY`` or a fresh one, on the result).
+    ``seed`` deals the same cards again only with the same ``deal_key`` (on the result).
     """
     named = _named(bots)
     if not 2 <= len(named) <= 7:

@@ -10,9 +10,9 @@ without it, nothing about a card or the order follows from anything a bot is sho
 
 Duplicate dealing also plays the decks in a secret order per rotation (issue 19 item
 1): table ``k`` deals its full decks in its own order, shuffled within each class of
-deck index mod ``n`` so that every deck is still dealt once with the button on every
-seat. Stacks are reset every hand, so the order changes no result; a bot's instance at
-one table cannot tell which of its partner's hands is the one it now holds.
+deck index mod ``n`` (so every deck is still dealt once with the button on every seat)
+and never the deck another table deals at the same hand. Stacks are reset every hand,
+so the order changes no result.
 """
 
 from __future__ import annotations
@@ -72,16 +72,27 @@ def seat_seed(deck_seed: int, key: str, table_id: str, seat: int) -> int:
     return int.from_bytes(digest[:8], "big") or 1
 
 
-def rotation_orders(seed: int, key: str, hands: list[int], full: int) -> list[list[int]]:
+WINDOW = 16
+"""Decks per class of index mod ``n`` that a table deals in a secret order before the
+next ones: a window of ``16 n`` decks. Large enough that an instance cannot tell which
+of its partner's hands was its deck (a guess among about 8); small enough that whole
+duplicate blocks, which sequential tests and intervals need, keep coming as a match
+goes on (issue 19 item 1)."""
+
+
+def rotation_orders(
+    seed: int, key: str, hands: list[int], full: int, window: int = WINDOW
+) -> list[list[int]]:
     """The deck each table of a duplicate match deals at each of its hands.
 
     ``hands[k]``: how many hands table ``k`` plays; ``full``: the decks every table
-    deals (the others, a short last deck, stay last). Each table's full decks are in its
-    own secret order, shuffled within each class of index mod ``n``, so deck ``d`` is
-    still dealt at table ``k`` with the button on ``(k + d) mod n``; and no two tables
-    deal the same deck at the same hand (when each class has at least ``n`` decks), so
-    no instance of a bot ever holds a deck its partner is playing at that moment: what a
-    channel between them can carry is only what a partner saw of hands it finished.
+    deals (the others, a short last deck, stay last). Each table deals its full decks
+    in its own secret order, shuffled within each class of index mod ``n`` (so deck
+    ``d`` is still dealt at table ``k`` with the button on ``(k + d) mod n``) and within
+    windows of ``window`` decks of a class; and no two tables deal the same deck at the
+    same hand (when a window holds at least ``n`` decks), so no instance of a bot ever
+    holds a deck its partner is playing at that moment: what a channel between them
+    can carry is only what a partner saw of hands it finished.
     """
     n = len(hands)
     orders = [list(range(count)) for count in hands]
@@ -90,13 +101,34 @@ def rotation_orders(seed: int, key: str, hands: list[int], full: int) -> list[li
     rng = random.Random(int.from_bytes(_mac(key, f"arena-order/2:{seed}"), "big"))
     for residue in range(n):
         members = list(range(residue, full, n))
-        columns: list[list[int]] = []  # columns[k][j]: the deck table k deals j-th in the class
-        for _ in range(n):
-            columns.append(rng.sample(members, len(members)))
-            _apart(columns, rng)
+        size = max(window, n)
+        starts = list(range(0, len(members), size))
+        if len(starts) > 1 and len(members) - starts[-1] < n:
+            starts.pop()  # a short last window joins the one before
+        columns: list[list[int]] = [[] for _ in range(n)]
+        for start, end in zip(starts, [*starts[1:], len(members)], strict=True):
+            placed = _window(members[start:end], n, rng)
+            for k in range(n):
+                columns[k] += placed[k]
         for k in range(n):
             orders[k][residue:full:n] = columns[k]
     return orders
+
+
+def _window(chunk: list[int], n: int, rng: random.Random) -> list[list[int]]:
+    """``n`` secret orders of ``chunk``, no deck at the same place in two of them: random
+    orders repaired by swaps (tried again if the repair got stuck), else, where ``chunk``
+    is too short for that to succeed (``n`` close to its length), a random Latin
+    rectangle: one random order read from ``n`` random distinct offsets."""
+    for _ in range(100):
+        placed: list[list[int]] = []
+        for _ in range(n):
+            placed.append(rng.sample(chunk, len(chunk)))
+            _apart(placed, rng)
+        if len(chunk) < n or all(len({o[j] for o in placed}) == n for j in range(len(chunk))):
+            return placed
+    order, m = rng.sample(chunk, len(chunk)), len(chunk)
+    return [[order[(j + shift) % m] for j in range(m)] for shift in rng.sample(range(m), n)]
 
 
 def _apart(columns: list[list[int]], rng: random.Random) -> None:

@@ -114,14 +114,14 @@ async def run_duplicate_match(
     """Deal every deck once per rotation: ``tables[k][i]`` plays seat ``i`` at table ``k``.
 
     There are as many tables as seats; table ``k`` starts with the button on seat ``k``
-    and all play ``settings.hands`` hands together (deck ``d`` at every table, with
-    the button on every seat across them). Give each (seat, table) its own freshly
-    started driver and no process sees a deck twice (``duplicate_isolated`` in the
-    result); the same driver object (or drivers naming the same ``process``, as the
-    streams of a bot that dials in do) at several tables plays, with that weaker
-    guarantee. ``on_hand``, ``on_fault`` and ``stop_when`` see the merged match: hands
-    and faults in block order with match-wide hand numbers, ``stop_when`` after every
-    whole block; a table that cannot go on (too few seats) ends all at that block.
+    and all play ``settings.hands`` hands together, each deck once per table, the
+    tables in their own secret orders (the button on every seat across them). Give each
+    (seat, table) its own freshly started driver and no process sees a deck twice
+    (``duplicate_isolated``); the same driver (or drivers naming the same ``process``,
+    as the streams of a bot that dials in do) at several tables plays, with that weaker
+    guarantee. ``on_hand`` and ``on_fault`` see hands and faults in play order with
+    match-wide numbers; ``stop_when``, after a block that completed decks, those decks;
+    a table that cannot go on (too few seats) ends all at that block.
     """
     n = len(tables)
     if not 2 <= n <= 7 or any(len(table) != n for table in tables):
@@ -129,31 +129,17 @@ async def run_duplicate_match(
     seeded = with_seed(settings)
     processes = [id(_process_of(driver)) for table in tables for driver in table]
     isolated = len(set(processes)) == len(processes)
-
-    assert seeded.seed is not None and seeded.deal_key is not None
-    scheduled = [_hands_at(k, settings.hands, n) for k in range(n)]
-    orders = rotation_orders(seeded.seed, seeded.deal_key, scheduled, settings.hands // n)
+    scheduled, orders = _plan(seeded, n)
 
     def runner_of(rotation: _Rotation) -> _MatchRunner:
-        k = rotation.index
-        table_settings = dataclasses.replace(
-            seeded, hands=scheduled[k], table_id=f"{settings.table_id}.{k + 1}"
-        )
-        return _MatchRunner(
-            tables[k],
-            table_settings,
-            rotation.on_hand,
-            rotation.on_fault,
-            first_button=k,
-            deck_order=orders[k],
-        )
+        return _table_runner(tables, seeded, scheduled, orders, rotation)
 
     def merged() -> MatchResult:
         results = [r.runner.result for r in rotations]
         return merge_results(results, isolated=isolated, orders=orders, scheduled=scheduled)
 
     rotations = [_Rotation(k, runner_of) for k in range(n)]
-    complete = _CompleteDecks(orders, scheduled)
+    complete = _CompleteDecks(orders, scheduled)  # what stop_when sees
     try:
         async with trio.open_nursery() as nursery:
             for rotation in rotations:
@@ -162,9 +148,7 @@ async def run_duplicate_match(
         for block in range(1, scheduled[0] + 1):
             if not await _play_block(rotations, block, on_hand, on_fault):
                 break
-            if stop_when is not None and stop_when(complete.view(merged(), rotations, block)):
-                for rotation in rotations:
-                    rotation.runner.result.reason = "stopped early"
+            if stop_when is not None and complete.stops(rotations, block, merged, stop_when):
                 break
     finally:
         with trio.CancelScope(shield=True):
@@ -197,6 +181,32 @@ def _payoffs_by_deck(
     return [row for rows in complete + partial for row in rows]
 
 
+def _table_runner(
+    tables: Sequence[Sequence[BotDriver]],
+    settings: MatchSettings,
+    scheduled: Sequence[int],
+    orders: Sequence[Sequence[int]],
+    rotation: _Rotation,
+) -> _MatchRunner:
+    """Table ``k`` of a duplicate match: its hands, its id, its first button, its order."""
+    k = rotation.index
+    table = dataclasses.replace(
+        settings, hands=scheduled[k], table_id=f"{settings.table_id}.{k + 1}"
+    )
+    return _MatchRunner(
+        tables[k], table, rotation.on_hand, rotation.on_fault, first_button=k, deck_order=orders[k]
+    )
+
+
+def _plan(settings: MatchSettings, n: int) -> tuple[list[int], list[list[int]]]:
+    """How many hands each table plays, and the deck of each of its hands."""
+    assert settings.seed is not None and settings.deal_key is not None
+    scheduled = [_hands_at(k, settings.hands, n) for k in range(n)]
+    return scheduled, rotation_orders(
+        settings.seed, settings.deal_key, scheduled, settings.hands // n
+    )
+
+
 def _process_of(driver: BotDriver) -> object:
     """What plays behind ``driver``: its ``process`` when it names one (a stream leased
     from a bot that dials in names that bot, so all its tables count as one process),
@@ -217,15 +227,14 @@ class _CompleteDecks:
         self.rows: list[list[int]] = []
         self._seen: dict[int, int] = {}
 
-    def view(self, merged: MatchResult, rotations: Sequence[_Rotation], block: int) -> MatchResult:
-        n = len(rotations)
-        ready: list[int] = []
+    def add(self, rotations: Sequence[_Rotation], block: int) -> bool:
+        """Take the decks ``block`` completed; whether there were any."""
+        n, ready = len(rotations), []
         for k in range(n):
             if block <= self.scheduled[k]:
                 deck = self.orders[k][block - 1]
                 self._seen[deck] = self._seen.get(deck, 0) + 1
-                meant = sum(1 for j in range(n) if deck < self.scheduled[j])
-                if self._seen[deck] == meant:
+                if self._seen[deck] == sum(1 for j in range(n) if deck < self.scheduled[j]):
                     ready.append(deck)
         for deck in sorted(ready):
             for k, rotation in enumerate(rotations):
@@ -233,7 +242,23 @@ class _CompleteDecks:
                 payoffs = rotation.runner.result.payoffs
                 if 0 <= index < len(payoffs):
                     self.rows.append(payoffs[index])
-        return dataclasses.replace(merged, payoffs=list(self.rows))
+        return bool(ready)
+
+    def stops(
+        self,
+        rotations: Sequence[_Rotation],
+        block: int,
+        merged: Callable[[], MatchResult],
+        stop_when: Callable[[MatchResult], bool],
+    ) -> bool:
+        """Ask ``stop_when`` if ``block`` completed decks; mark every table stopped if so."""
+        if not self.add(rotations, block):
+            return False
+        if not stop_when(dataclasses.replace(merged(), payoffs=list(self.rows))):
+            return False
+        for rotation in rotations:
+            rotation.runner.result.reason = "stopped early"
+        return True
 
 
 async def _play_block(

@@ -323,8 +323,7 @@ class Store:
             return _queries.tournament(db, name)
 
     def deal_key(self, tournament_id: int, default: str) -> str:
-        """The tournament's deal key; ``default`` stored first if it has none yet (a
-        tournament created before deal keys). Never shown: the referee's secret."""
+        """The tournament's deal key (``default`` stored first if it has none: an older one)."""
         with self._write() as db:
             row = db.execute(
                 "SELECT deal_key FROM deal_keys WHERE tournament_id = ?", (tournament_id,)

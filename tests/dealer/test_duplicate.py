@@ -178,12 +178,13 @@ async def test_stop_when_is_asked_after_each_whole_block() -> None:
 
     settings = MatchSettings(config=GameConfig(), hands=600, seed=3, duplicate=True, deal_key=KEY)
     result = await run_duplicate_match(_drivers(_tables(3)), settings, stop_when=stop)
-    assert all(count % 3 == 0 for count in seen) and seen == sorted(seen)
-    assert 0 < seen[-1] < 90  # some decks are not complete at every table yet
+    assert all(count % 3 == 0 for count in seen)  # whole decks only ...
+    assert all(a < b for a, b in itertools.pairwise(seen))  # ... asked when some completed
     assert all(later[: len(earlier)] == earlier for earlier, later in itertools.pairwise(views))
     assert "stopped early" == result.reason
-    assert 90 == result.hands_played
-    assert views[-1] == result.payoffs[: seen[-1]]  # complete decks first, in deck order
+    assert seen[-1] <= result.hands_played < 600
+    complete = sorted(map(tuple, result.payoffs[: seen[-1]]))  # complete decks come first
+    assert complete == sorted(map(tuple, views[-1]))
 
 
 class _BadIdBot(Bot):
@@ -267,3 +268,20 @@ def test_tables_must_be_one_per_seat() -> None:
     one = [LocalBot(Rememberer()), LocalBot(Rememberer())]
     with pytest.raises(ValueError, match="one table per seat"):
         trio.run(run_duplicate_match, [one], settings)
+
+
+@pytest.mark.parametrize("n", range(2, 8))
+def test_no_two_tables_deal_one_deck_at_the_same_hand(n: int) -> None:
+    """issue 19 item 1: each table's order is a permutation of its decks that keeps each
+    deck's index mod n (the button) and never deals, at a hand, a deck another table
+    deals at that hand; the tables' orders differ; a short last deck stays last."""
+    for hands in (n**3, 200 * n + 1, 1000, 5000):  # at least n decks in each class
+        scheduled = [hands // n + (1 if k < hands % n else 0) for k in range(n)]
+        orders = rotation_orders(9, KEY, scheduled, hands // n)
+        for k, order in enumerate(orders):
+            assert sorted(order) == list(range(scheduled[k]))
+            assert all(deck % n == i % n for i, deck in enumerate(order[: hands // n]))
+            assert order[hands // n :] == list(range(hands // n, scheduled[k]))
+        for i in range(hands // n):
+            assert len({order[i] for order in orders}) == n
+        assert len({tuple(order[: hands // n]) for order in orders}) == n
