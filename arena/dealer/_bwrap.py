@@ -12,10 +12,18 @@ Namespaces: user (L1 only; at L2 bubblewrap runs as root so ``setpriv`` can swit
 the seat's uid), IPC, PID, UTS, cgroup, and network (only loopback) unless the bot must
 share the host's network (a TCP bot at L1+). ``--die-with-parent`` and
 ``--new-session`` always.
+
+With ``private_kernel`` (a launched bot; issue 19 items 4, 5): ``/proc/sys`` and the
+machine-wide counters in ``/proc`` (:data:`PROC_COUNTERS`) masked, no pseudo-terminals
+(an empty ``/dev/pts``), and ``/`` and ``/dev`` read-only, so the only folders a bot
+can write are its ``/tmp`` and its socket folder. :func:`args_on_fd` moves the whole
+command line into a file descriptor (bubblewrap's ``--args``), so ``/proc/1/cmdline``
+in the sandbox shows no mount, masked path or folder name (item 8).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -50,6 +58,8 @@ def _system_args() -> list[str]:
 
 SECCOMP_FD = "{seccomp_fd}"
 """Where the supervisor puts the number of the fd holding the compiled seccomp filter."""
+ARGS_FD = "{args_fd}"
+"""Where the supervisor puts the number of the fd holding bubblewrap's arguments."""
 DENIED_SYSCALLS = {
     "flock": 73,
     "add_key": 248,
@@ -59,13 +69,69 @@ DENIED_SYSCALLS = {
     "inotify_init1": 294,
     "perf_event_open": 298,
     "fanotify_init": 300,
+    # issue 19 item 5: machine-wide kernel resources two sandboxes share
+    "io_setup": 206,
+    "io_destroy": 207,
+    "io_getevents": 208,
+    "io_submit": 209,
+    "io_cancel": 210,
+    "io_pgetevents": 333,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "setns": 308,
+    "mincore": 27,
+    "readahead": 187,
+    "fadvise64": 221,
+    "cachestat": 451,
 }
 """x86_64 system calls a sandboxed bot gets EPERM for: kernel keyrings, file locks and
 file watches work across namespaces and uids on the files every sandbox mounts, so two
-instances of a bot (the rotations of a duplicate deal) could talk through them (audit F1)."""
+instances of a bot (the rotations of a duplicate deal) could talk through them (audit F1);
+AIO contexts and io_uring (a machine-wide count any process moves and reads, and a
+machine-wide cap one bot could take whole); joining namespaces; asking or steering the
+page cache of the files every sandbox shares (mincore, cachestat, readahead, fadvise)."""
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
 """``fcntl`` commands denied for the same reason: F_GETLK, F_SETLK, F_SETLKW, their OFD
 forms, F_SETLEASE and F_NOTIFY."""
+NAMESPACE_FLAGS = 0x7E020080
+"""CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET and NEWTIME."""
+SECCOMP_RULES = {
+    # clone3's flags sit in memory a filter cannot read: ENOSYS, so libc falls back to clone
+    "enosys": {"clone3": 435},
+    # [number, argument, mask]: EPERM when the argument has a bit of the mask
+    "flags": {
+        "clone": [56, 0, NAMESPACE_FLAGS],  # no new user (or any) namespace
+        "unshare": [272, 0, NAMESPACE_FLAGS],
+        "preadv2": [327, 5, 0x8],  # RWF_NOWAIT: "is this page cached?" without a read
+        "pwritev2": [328, 5, 0x8],
+    },
+    # socket() and socketpair(): unix, IPv4 and IPv6, and netlink's NETLINK_ROUTE (libc's
+    # getaddrinfo) only; EAFNOSUPPORT for the rest: AF_VSOCK's ports are one space for the
+    # whole machine whatever the network namespace, and other families are kernel surface
+    # no bot needs
+    "socket": {"calls": [41, 53], "families": [1, 2, 10], "netlink": [16, [0]]},
+}
+"""The argument-checking part of the filter (issue 19 item 5), compiled by the supervisor."""
+PROC_COUNTERS = (
+    "stat",
+    "loadavg",
+    "meminfo",
+    "vmstat",
+    "zoneinfo",
+    "buddyinfo",
+    "pagetypeinfo",
+    "slabinfo",
+    "diskstats",
+    "interrupts",
+    "softirqs",
+    "schedstat",
+    "locks",
+    "key-users",
+    "swaps",
+)
+"""Machine-wide counters in ``/proc`` a bot could move in one sandbox and read in another
+(forks, context switches, page cache, disk reads, interrupts): masked with ``private_kernel``."""
 
 
 def _parents_args(folder: Path, made: set[Path]) -> list[str]:
@@ -103,27 +169,52 @@ def _mask_args(hidden: Sequence[Path], mounted: Sequence[Path]) -> list[str]:
     return args
 
 
+def _empty(path: str) -> list[str]:
+    """An empty read-only folder over ``path`` (writable by nobody, at L1 without root too)."""
+    return ["--perms", "0555", "--size", "4096", "--tmpfs", path, "--remount-ro", path]
+
+
+@functools.cache
+def _proc_counters() -> tuple[str, ...]:
+    return tuple(f"/proc/{name}" for name in PROC_COUNTERS if os.path.exists(f"/proc/{name}"))
+
+
+def _private_kernel_args() -> list[str]:
+    """Masks over machine-wide counters, no ptys, ``/`` and ``/dev`` read-only (item 5)."""
+    args = _empty("/proc/sys") + _empty("/dev/pts")  # /dev/ptmx leads into /dev/pts
+    if os.path.isdir("/proc/pressure"):
+        args += _empty("/proc/pressure")
+    for path in _proc_counters():
+        args += ["--ro-bind", "/dev/null", path]  # nodev: opening it is EACCES
+    return [*args, "--remount-ro", "/dev", "--remount-ro", "/"]
+
+
 def bwrap_command(
     argv: Sequence[str],
     *,
     bot_dirs: Sequence[str | os.PathLike[str]] = (),
     socket_dir: str | None = None,
+    socket_dest: str | None = None,
     tmp_mb: int = 64,
+    tmp_dir: str | None = None,
     hidden: Sequence[str | os.PathLike[str]] = (),
     share_network: bool = False,
     as_root: bool = False,
     bwrap: str | None = None,
     seccomp: bool = False,
+    private_kernel: bool = False,
     writable: Sequence[str | os.PathLike[str]] = (),
     chdir: str = SANDBOX_TMP,
 ) -> list[str]:
-    """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` and ``writable``
-    read-write, ``hidden`` masked.
+    """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` (at ``socket_dest``,
+    default its own path) and ``writable`` read-write, ``hidden`` masked.
 
     ``as_root``: L2, where bubblewrap runs as root without a user namespace and ``argv``
     switches uid itself (``setpriv``); otherwise bubblewrap drops every capability.
     ``seccomp``: load the filter the supervisor compiles (:data:`DENIED_SYSCALLS`) from
-    the fd it puts in place of :data:`SECCOMP_FD`.
+    the fd it puts in place of :data:`SECCOMP_FD`. ``tmp_dir``: a host folder (the seat's
+    capped tmpfs) mounted as ``/tmp`` instead of a tmpfs of ``tmp_mb``.
+    ``private_kernel``: see the module docstring.
     """
     program = bwrap or shutil.which("bwrap") or "bwrap"
     args = [program, "--die-with-parent", "--new-session"]
@@ -133,7 +224,10 @@ def bwrap_command(
     args += [] if share_network else ["--unshare-net"]
     args += _system_args()
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(int(tmp_mb) << 20), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
+    if tmp_dir is not None:
+        args += ["--bind", str(tmp_dir), SANDBOX_TMP]
+    else:
+        args += ["--size", str(int(tmp_mb) << 20), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
     system = [Path(name).resolve() for name in SYSTEM_DIRS if Path(name).exists()]
     mounted: list[Path] = []
     made: set[Path] = {Path("/"), Path(SANDBOX_TMP)}
@@ -145,11 +239,26 @@ def bwrap_command(
             continue
         mounted.append(folder)
         args += [*_parents_args(folder, made), "--ro-bind", str(folder), str(folder)]
-    for folder in [Path(os.path.realpath(d)) for d in [socket_dir, *writable] if d is not None]:
+    if socket_dir is not None and socket_dest is not None:
+        dest = Path(socket_dest)
+        args += [*_parents_args(dest, made), "--bind", os.path.realpath(socket_dir), str(dest)]
+    elif socket_dir is not None:
+        writable = [socket_dir, *writable]
+    for folder in [Path(os.path.realpath(d)) for d in writable]:
         mounted.append(folder)  # over a read-only parent too: a build writes in its folder
         args += [*_parents_args(folder, made), "--bind", str(folder), str(folder)]
     args += _mask_args([Path(h) for h in hidden], mounted)
+    args += _private_kernel_args() if private_kernel else []
     return [*args, "--chdir", chdir, "--", *argv]
+
+
+def args_on_fd(command: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``bwrap --args FD -- argv`` and the options the supervisor writes to that fd (item
+    8): ``/proc/1/cmdline`` in the sandbox then shows no mount, mask or host folder, only
+    the command bubblewrap starts (which the bot runs anyway; bubblewrap reads no command
+    from the fd)."""
+    end = list(command).index("--")  # no option of ours is "--": paths are absolute
+    return [command[0], "--args", ARGS_FD, *command[end:]], list(command[1:end])
 
 
 def setpriv_command(argv: Sequence[str], uid: int) -> list[str]:

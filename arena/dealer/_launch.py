@@ -31,6 +31,7 @@ nursery and :meth:`LaunchedBot.aclose` yourself.
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import shutil
@@ -43,7 +44,7 @@ from typing import Literal
 
 import trio
 
-from arena.dealer._endpoint import foreign_listener, tree_cpu_seconds
+from arena.dealer._endpoint import foreign_listener, process_tree, tree_cpu_seconds
 from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
 from arena.dealer._leftovers import SOCKET_PREFIX, owner_tag
 from arena.dealer._process import (
@@ -69,6 +70,8 @@ from arena.text import escape_untrusted
 
 EXIT_WAIT = 0.5
 """Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
+PIN_POLL = 0.01
+"""Seconds between looks for a starting bot's socket (an ``lstat``; start-up only)."""
 
 Transport = Literal["tcp", "unix"]
 
@@ -294,12 +297,6 @@ class LaunchedBot:
         assert self.process.stdout is not None and self.process.stderr is not None
         nursery.start_soon(stdout.copy, self.process.stdout)
         nursery.start_soon(stderr.copy, self.process.stderr)
-        self._grpc = GrpcBot(
-            self.name,
-            self.address,
-            max_message_bytes=self.max_message_bytes,
-            connect_timeout=self.connect_timeout,
-        )
         try:
             await self._wait_started()
             self._check_endpoint()
@@ -307,10 +304,27 @@ class LaunchedBot:
             await self.aclose()
             raise
 
+    async def _pin_endpoint(self, process: trio.Process, deadline: float) -> bool:
+        """Wait for a sandboxed bot's unix socket, pin and check it (issue 19 item 3):
+        from then on ``address`` is the dealer's own link to it, which the bot cannot
+        redirect (:class:`~arena.dealer._seatfs.SeatFolder`). False past ``deadline``;
+        :class:`BotStartError` for a socket that is not the bot's own."""
+        box = self._box
+        if box is None or box.socket_dir is None:
+            return True  # off (no sandbox) or TCP (checked by _check_endpoint)
+        tree = functools.partial(process_tree, process.pid)
+        while (address := box.pin_endpoint(tree)) is None:
+            if trio.current_time() >= deadline:
+                return False
+            await trio.sleep(PIN_POLL)
+        self.address = address
+        return True
+
     async def _wait_started(self) -> None:
-        process, grpc_bot = self.process, self._grpc
-        assert process is not None and grpc_bot is not None
+        process = self.process
+        assert process is not None
         unhealthy: BotStartError | None = None
+        refused: BotStartError | None = None
         async with trio.open_nursery() as nursery:
 
             async def watch_exit() -> None:
@@ -318,11 +332,31 @@ class LaunchedBot:
                 nursery.cancel_scope.cancel()
 
             nursery.start_soon(watch_exit)
+            deadline = trio.current_time() + self.startup_timeout
             try:
-                await grpc_bot.wait_healthy(self.startup_timeout)
+                pinned = await self._pin_endpoint(process, deadline)
             except BotStartError as error:
-                unhealthy = error
+                refused, pinned = error, False
+            if not pinned and refused is None:
+                unhealthy = BotStartError(
+                    f"{self.name} at {self.address} not healthy within "
+                    f"{self.startup_timeout:g} s (last: nothing listens on its socket)"
+                )
+            if pinned:
+                assert self.address is not None
+                grpc_bot = self._grpc = GrpcBot(
+                    self.name,
+                    self.address,
+                    max_message_bytes=self.max_message_bytes,
+                    connect_timeout=self.connect_timeout,
+                )
+                try:
+                    await grpc_bot.wait_healthy(max(0.1, deadline - trio.current_time()))
+                except BotStartError as error:
+                    unhealthy = error
             nursery.cancel_scope.cancel()
+        if refused is not None:  # before "exited": a bot refused may exit at once
+            raise BotStartError(f"{refused}{await self._stderr_tail()}")
         if process.poll() is not None:
             raise BotStartError(
                 f"{self.name}: {describe_exit(process.returncode)} before it was healthy"
@@ -359,6 +393,11 @@ class LaunchedBot:
             process, grpc_bot = self.process, self._grpc
             if process is None or grpc_bot is None:
                 raise SeatBrokenError(f"{self.name}: not running")
+            replaced = self._box.endpoint_replaced() if self._box is not None else None
+            if replaced is not None:  # it still plays only the pinned socket: say so (item 3)
+                raise SeatBrokenError(
+                    f"{self.name}: {replaced}; the dealer dials only the socket it checked"
+                )
             connection = await self._dial(process, grpc_bot)
             if connection is not None:
                 return LaunchedConnection(self, process, connection)

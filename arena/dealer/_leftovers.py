@@ -15,6 +15,7 @@ symlink a bot could have planted.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import re
@@ -75,6 +76,22 @@ def legacy_owner_gone(rest: str) -> bool:
     return match is not None and not os.path.exists(f"/proc/{match[1]}")
 
 
+_MNT_DETACH, _UMOUNT_NOFOLLOW = 2, 8
+
+
+def unmount(path: str) -> bool:
+    """Detach the file system mounted on ``path`` (a seat's tmpfs, root's: issue 19 item 4),
+    never through a symlink; whether something was unmounted. Never raises."""
+    try:
+        info, parent = os.lstat(path), os.lstat(os.path.dirname(path) or ".")
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_dev == parent.st_dev or info.st_uid != 0:
+        return False  # not a mount point, or not one the arena (root) made
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.umount2(path.encode(), _MNT_DETACH | _UMOUNT_NOFOLLOW) == 0
+
+
 def remove_tree(path: str) -> None:
     """Remove ``path`` (a folder with all in it, or a file or link) without following a
     symlink anywhere in it: a bot owns its seat folder and may plant links out of it.
@@ -106,6 +123,8 @@ def sweep_folders(root: str | None = None) -> list[str]:
             with contextlib.suppress(OSError):
                 # root's: an L2 socket folder belongs to the seat's uid
                 if euid == 0 or entry.stat(follow_symlinks=False).st_uid == euid:
+                    if euid == 0:
+                        unmount(entry.path)  # a seat's tmpfs (as root), and all in it
                     remove_tree(entry.path)
                     removed.append(entry.path)
     return removed

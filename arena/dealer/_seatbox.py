@@ -14,7 +14,7 @@ import platform
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from arena.dealer._bwrap import (
@@ -22,6 +22,8 @@ from arena.dealer._bwrap import (
     DENIED_SYSCALLS,
     SANDBOX_TMP,
     SECCOMP_FD,
+    SECCOMP_RULES,
+    args_on_fd,
     bwrap_command,
     setpriv_command,
 )
@@ -29,13 +31,13 @@ from arena.dealer._cgroups import SeatCgroup, sweep_groups
 from arena.dealer._grpc import BotStartError
 from arena.dealer._leftovers import (
     SEAT_PREFIX,
-    SOCKET_PREFIX,
     owner_tag,
     remove_tree,
     sweep_folders,
 )
 from arena.dealer._process import free_tcp_port, safe_name
 from arena.dealer._sandbox import BotLimits, UidLease, groups_work, lease_uid
+from arena.dealer._seatfs import SANDBOX_SOCKET_DIR, SOCKET_NAME, SeatFolder
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 CONFIG_ENV = "ARENA_SUPERVISOR_CONFIG"
@@ -103,10 +105,20 @@ class SeatBox:
         self.cgroup: SeatCgroup | None = None
         self.uid: UidLease | None = None
 
+    folder: SeatFolder | None = None
+    """The seat's socket folder, pinned link and (as root) capped tmpfs (issue 19 items 3, 4)."""
+
     # --- resources ---------------------------------------------------------------
 
     def address(self, transport: str) -> tuple[str, str]:
-        """Where the bot listens (``unix:PATH`` or ``127.0.0.1:PORT``) and the port text."""
+        """Where the bot listens (``unix:PATH`` or ``127.0.0.1:PORT``) and the port text.
+
+        A unix socket's folder is :attr:`folder`'s ``bot/``, at L1+ seen by the bot as
+        ``/run/arena`` (its address names nothing of the host); the dealer dials it only
+        through :meth:`pin_endpoint`. As root (a leased uid) the folder, and the bot's
+        ``/tmp``, are a tmpfs capped in bytes and files."""
+        private_fs = self.layer == "L2" or (self.layer == "L1" and os.geteuid() == 0)
+        tmp_mb = self.limits.tmp_mb
         if transport == "tcp":
             if self.layer != "L0" and not self.limits.share_network:
                 raise BotStartError(
@@ -114,10 +126,32 @@ class SeatBox:
                     "BotLimits(share_network=True): the bot's own network namespace has only "
                     "its own loopback, which the arena cannot reach (use transport 'unix')"
                 )
+            if private_fs:  # its /tmp still on a capped tmpfs of its own
+                self.folder = SeatFolder.create(unix=False, private_fs=True, tmp_mb=tmp_mb)
             port = free_tcp_port()
             return f"127.0.0.1:{port}", str(port)
-        self.socket_dir = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{owner_tag()}-")
-        return f"unix:{self.socket_dir}/bot.sock", ""
+        self.folder = SeatFolder.create(unix=True, private_fs=private_fs, tmp_mb=tmp_mb)
+        self.socket_dir = self.folder.bot_dir
+        if self.layer == "L0":
+            return f"unix:{self.folder.socket_path}", ""
+        return f"unix:{SANDBOX_SOCKET_DIR}/{SOCKET_NAME}", ""
+
+    def pin_endpoint(self, tree: Callable[[], Collection[int]]) -> str | None:
+        """The address the dealer dials, once the bot's socket is pinned and checked
+        (:meth:`SeatFolder.pin`: a socket of the seat's uid served by a pid of ``tree()``);
+        None while it is not there or not listening yet. :class:`BotStartError` if wrong."""
+        assert self.folder is not None and self.folder.bot_dir is not None
+        uid = self.uid.uid if self.uid is not None else os.geteuid()
+        try:
+            if not self.folder.pin(uid, tree):
+                return None
+        except BotStartError as error:
+            raise BotStartError(f"{self.name}: {error}") from None
+        return f"unix:{self.folder.pinned_path}"
+
+    def endpoint_replaced(self) -> str | None:
+        """Why the bot's socket is no longer the one pinned (it swapped it), or None."""
+        return self.folder.replaced() if self.folder is not None else None
 
     def acquire(self) -> None:
         """The private folder (L0), the seat's uid and cgroups (L2, L1 as root); undone by
@@ -149,6 +183,9 @@ class SeatBox:
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
+        if self.folder is not None:  # its tmpfs unmounted (and all in it dropped), removed
+            self.folder.release()
+            self.folder = None
         for folder in (self.private_dir, self.socket_dir):
             if folder is not None:
                 remove_tree(folder)  # never through a link the bot planted
@@ -214,19 +251,25 @@ class SeatBox:
         environment only its own user can read (``ps`` shows a command line to all)."""
         if not (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: no such executable file")
-        inner = list(argv)
+        inner, bwrap_args = list(argv), list[str]()
+        top = self.folder.top if self.folder is not None else None
         if self.layer in ("L1", "L2"):
             if self.uid is not None:
                 inner = setpriv_command(inner, self.uid.uid)
-            inner = bwrap_command(
-                inner,
-                bot_dirs=[*bot_folders(argv, workdir), *self.limits.binds],
-                socket_dir=self.socket_dir,
-                tmp_mb=self.limits.tmp_mb,
-                hidden=self.hidden,
-                share_network=self.limits.share_network,
-                as_root=self.uid is not None,
-                seccomp=platform.machine() == "x86_64",  # the numbers below are x86_64's
+            inner, bwrap_args = args_on_fd(
+                bwrap_command(
+                    inner,
+                    bot_dirs=[*bot_folders(argv, workdir), *self.limits.binds],
+                    socket_dir=self.socket_dir,
+                    socket_dest=SANDBOX_SOCKET_DIR,
+                    tmp_mb=self.limits.tmp_mb,
+                    tmp_dir=self.folder.tmp_dir if self.folder is not None else None,
+                    hidden=self.hidden,
+                    share_network=self.limits.share_network,
+                    as_root=self.uid is not None,
+                    seccomp=platform.machine() == "x86_64",  # the numbers below are x86_64's
+                    private_kernel=True,
+                )
             )
         config = {
             "argv": inner,
@@ -240,12 +283,15 @@ class SeatBox:
             # what the supervisor removes itself if the arena dies first
             "leftovers": {
                 "cgroups": [str(p) for p in self.cgroup.dirs] if self.cgroup is not None else [],
-                "folders": [f for f in (self.socket_dir, self.private_dir) if f is not None],
+                "folders": [f for f in (top, self.private_dir) if f is not None],
+                "mounts": [top] if self.folder is not None and self.folder.mounted else [],
             },
             # the supervisor compiles the filter and hands bubblewrap its fd (audit F1)
-            "seccomp": {"syscalls": DENIED_SYSCALLS, "fcntl": DENIED_FCNTL}
-            if SECCOMP_FD in inner
+            "seccomp": {"syscalls": DENIED_SYSCALLS, "fcntl": DENIED_FCNTL, "rules": SECCOMP_RULES}
+            if SECCOMP_FD in bwrap_args
             else None,
         }
+        if self.layer in ("L1", "L2"):  # written to a memfd: bwrap --args FD (item 8)
+            config["bwrap_args"] = bwrap_args
         env[CONFIG_ENV] = json.dumps(config)  # after the bot's env was copied into it
         return [sys.executable, "-I", "-S", str(SUPERVISOR)]

@@ -16,7 +16,9 @@ here instead. In order:
    signal fires when *that thread* exits (Trio's idle threads exit after seconds);
 5. start the bot (or bubblewrap) as its child and wait; at L1+ it compiles the seccomp
    filter bubblewrap loads (``--seccomp FD``): no kernel keyrings, file locks or file
-   watches, the channels two instances of a bot could share without a writable file.
+   watches, the channels two instances of a bot could share without a writable file,
+   no AIO or io_uring, no new namespaces, no vsock (``_bwrap.DENIED_SYSCALLS``,
+   ``SECCOMP_RULES``), and writes bubblewrap's arguments to a memfd (``--args FD``).
 
 On SIGTERM (the arena's stop), the arena's death or the bot's exit it signals every
 descendant (SIGTERM and SIGCONT, then after a grace SIGKILL, walking ``/proc`` until
@@ -25,8 +27,9 @@ on itself, so the arena still reads "killed by signal SIGXCPU").
 
 If the arena died (it is no longer this process's parent), nobody else will give back
 what it made for the seat: once every descendant is dead, the supervisor leaves the
-seat's cgroups and removes them (a cgroup goes only when empty), then the socket and
-seat folders, without following any symlink the bot may have planted in them.
+seat's cgroups and removes them (a cgroup goes only when empty), then unmounts the
+seat's tmpfs (as root) and removes the socket and seat folders, without following any
+symlink the bot may have planted in them.
 """
 
 import contextlib
@@ -44,6 +47,7 @@ import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+_MNT_DETACH, _UMOUNT_NOFOLLOW = 2, 8
 CONFIG_ENV = "ARENA_SUPERVISOR_CONFIG"
 _SIGNALS_TO_STOP = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
@@ -140,6 +144,9 @@ def _clean_up(leftovers):
                         left = [int(p) for p in file.read().split() if int(p) != os.getpid()]
                     _signal_all(left, signal.SIGKILL)
                 time.sleep(0.01)  # the last exits are still being accounted
+    for mount in leftovers.get("mounts", []):  # the seat's tmpfs: root's, never a link
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.umount2(mount.encode(), _MNT_DETACH | _UMOUNT_NOFOLLOW)
     for folder in leftovers.get("folders", []):
         _remove_tree(folder)
 
@@ -191,23 +198,21 @@ def _watch_arena(parent_pid):
     threading.Thread(target=watch, daemon=True).start()
 
 
-_BPF_LD_ABS, _BPF_JEQ, _BPF_JGE, _BPF_RET = 0x20, 0x15, 0x35, 0x06
+_OPS = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "ret": 0x06}
 _AUDIT_ARCH_X86_64 = 0xC000003E
-_ALLOW, _EPERM = 0x7FFF0000, 0x00050000 | 1
+_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
+_EPERM, _ENOSYS, _EAFNOSUPPORT = 1, 38, 97
 _FCNTL = 72
 _X32_BIT = 0x40000000
 
 
-def seccomp_program(syscalls, fcntl_commands):
-    """A classic BPF seccomp filter (x86_64): EPERM for ``syscalls`` (numbers), for
-    ``fcntl`` with one of ``fcntl_commands``, for the x32 ABI and any other architecture
-    (no way around the list); everything else allowed."""
-    code = [("ld", 4), ("jeq", _AUDIT_ARCH_X86_64, "nr", "deny"), ("label", "nr"), ("ld", 0)]
-    code += [("jge", _X32_BIT, "deny", None)]
-    code += [("jeq", number, "deny", None) for number in syscalls]
-    code += [("jeq", _FCNTL, None, "allow"), ("ld", 24)]  # args[1]: the fcntl command
-    code += [("jeq", command, "deny", None) for command in fcntl_commands]
-    code += [("label", "allow"), ("ret", _ALLOW), ("label", "deny"), ("ret", _EPERM)]
+def _arg(index):
+    """The offset of the low 32 bits of argument ``index`` in ``struct seccomp_data``."""
+    return 16 + 8 * index
+
+
+def _assemble(code):
+    """Classic BPF from ``(op, k, true label, false label)`` items and ``("label", name)``."""
     labels, index = {}, 0
     for item in code:
         if item[0] == "label":
@@ -219,10 +224,44 @@ def seccomp_program(syscalls, fcntl_commands):
         if item[0] == "label":
             continue
         jumps = [labels[t] - index - 1 if t else 0 for t in item[2:4]] if len(item) > 2 else [0, 0]
-        op = {"ld": _BPF_LD_ABS, "jeq": _BPF_JEQ, "jge": _BPF_JGE, "ret": _BPF_RET}[item[0]]
-        program += struct.pack("=HBBI", op, jumps[0], jumps[1], item[1])
+        program += struct.pack("=HBBI", _OPS[item[0]], jumps[0], jumps[1], item[1])
         index += 1
     return program
+
+
+def seccomp_program(syscalls, fcntl_commands, rules=None):
+    """A classic BPF seccomp filter (x86_64): EPERM for ``syscalls`` (numbers), for
+    ``fcntl`` with one of ``fcntl_commands``, for the x32 ABI and any other architecture
+    (no way around the list); with ``rules`` (``_bwrap.SECCOMP_RULES``) also ENOSYS for
+    its ``enosys`` calls, EPERM for a call whose argument has a bit of its ``flags`` mask,
+    EAFNOSUPPORT for a ``socket`` family not allowed; everything else allowed."""
+    rules = rules or {}
+    flags = rules.get("flags", {})
+    sockets = rules.get("socket")
+    code = [("ld", 4), ("jeq", _AUDIT_ARCH_X86_64, "nr", "eperm"), ("label", "nr"), ("ld", 0)]
+    code += [("jge", _X32_BIT, "eperm", None)]
+    code += [("jeq", number, "eperm", None) for number in syscalls]
+    code += [("jeq", number, "enosys", None) for number in rules.get("enosys", {}).values()]
+    code += [("jeq", _FCNTL, "fcntl", None)]
+    code += [("jeq", number, f"flags {name}", None) for name, (number, _a, _m) in flags.items()]
+    code += [("jeq", number, "socket", None) for number in (sockets or {}).get("calls", [])]
+    code += [("ret", _ALLOW), ("label", "fcntl"), ("ld", _arg(1))]
+    code += [("jeq", command, "eperm", None) for command in fcntl_commands]
+    code += [("ret", _ALLOW)]
+    for name, (_number, argument, mask) in flags.items():
+        code += [("label", f"flags {name}"), ("ld", _arg(argument))]
+        code += [("jset", mask, "eperm", None), ("ret", _ALLOW)]
+    if sockets:
+        netlink, protocols = sockets["netlink"]
+        code += [("label", "socket"), ("ld", _arg(0))]  # the family (an int: 32 bits)
+        code += [("jeq", family, "allow", None) for family in sockets["families"]]
+        code += [("jeq", netlink, None, "eafnosupport"), ("ld", _arg(2))]  # the protocol
+        code += [("jeq", protocol, "allow", None) for protocol in protocols]
+        code += [("ret", _ERRNO | _EAFNOSUPPORT)]
+    code += [("label", "allow"), ("ret", _ALLOW), ("label", "eperm"), ("ret", _ERRNO | _EPERM)]
+    code += [("label", "enosys"), ("ret", _ERRNO | _ENOSYS)]
+    code += [("label", "eafnosupport"), ("ret", _ERRNO | _EAFNOSUPPORT)]
+    return _assemble(code)
 
 
 def _seccomp_fd(config):
@@ -230,11 +269,22 @@ def _seccomp_fd(config):
     wanted = config.get("seccomp")
     if not wanted:
         return None
-    program = seccomp_program(wanted["syscalls"].values(), wanted["fcntl"])
+    program = seccomp_program(wanted["syscalls"].values(), wanted["fcntl"], wanted.get("rules"))
     read_end, write_end = os.pipe()
     os.write(write_end, program)
     os.close(write_end)
     return read_end
+
+
+def _args_fd(args):
+    """A memfd holding bubblewrap's arguments, NUL-terminated, for ``--args FD`` (the
+    sandbox's ``/proc/1/cmdline`` then shows none of them); None if there are none."""
+    if args is None:
+        return None
+    fd = os.memfd_create("bwrap-args", 0)  # not CLOEXEC: bubblewrap reads it
+    os.write(fd, b"".join(arg.encode() + b"\0" for arg in args))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _exit_like(status, signal_exit_codes):
@@ -290,18 +340,25 @@ def main():
     signal.signal(signal.SIGALRM, force)
     _watch_arena(int(config["parent_pid"]))
     filter_fd = _seccomp_fd(config)
-    argv = [str(filter_fd) if arg == "{seccomp_fd}" else arg for arg in config["argv"]]
+    places = {"{seccomp_fd}": str(filter_fd)}
+    args_fd = _args_fd(
+        [places.get(arg, arg) for arg in config["bwrap_args"]] if "bwrap_args" in config else None
+    )
+    places["{args_fd}"] = str(args_fd)
+    argv = [places.get(arg, arg) for arg in config["argv"]]
     try:
         bot = subprocess.Popen(
             argv,
             env=config["env"],
             cwd=config.get("cwd"),
             close_fds=True,
-            pass_fds=() if filter_fd is None else (filter_fd,),
+            pass_fds=tuple(fd for fd in (filter_fd, args_fd) if fd is not None),
         )
     except OSError as error:
         sys.stderr.write(f"arena supervisor: cannot run {config['argv'][0]!r}: {error}\n")
         os._exit(127)
+    if args_fd is not None:
+        os.close(args_fd)  # bubblewrap has its copy
     state["bot"] = bot.pid
     if state["stopping"]:  # told to stop before the bot existed
         os.kill(bot.pid, signal.SIGKILL)

@@ -83,6 +83,36 @@ def test_the_folder_sweep_takes_only_gone_owners_and_follows_no_link(tmp_path):
     assert (victim / "keep").read_text() == "x" and victim.is_dir()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a seat's tmpfs is mounted only as root")
+def test_the_folder_sweep_unmounts_a_seats_tmpfs_and_only_root_owned_ones(tmp_path):
+    """Issue 19 item 4: a gone owner's seat folder is a tmpfs (as root): the sweep
+    unmounts it (dropping the bot's files in it) and removes it; a mount point not owned
+    by root (a user's own mount, a FUSE folder) is never unmounted by the sweep."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    mounted = root / f"arena-sock-{_dead()}-abc"
+    mounted.mkdir()
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "t", str(mounted)], check=True
+    )
+    (mounted / "bot").mkdir()
+    (mounted / "bot" / "notes.txt").write_text("a bot's notes")
+    assert _leftovers.unmount(str(root / "missing")) is False
+    link = root / f"arena-sock-{_dead()}-link"
+    link.symlink_to(mounted)  # never unmounted through a link
+    assert _leftovers.unmount(str(link)) is False and os.path.ismount(mounted)
+    assert sorted(sweep_folders(str(root))) == sorted([str(mounted), str(link)])
+    assert not os.path.lexists(mounted) and not os.path.ismount(mounted)
+    user = root / f"arena-sock-{_dead()}-user"
+    user.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,uid=1234", "t", str(user)], check=True)
+    try:
+        sweep_folders(str(root))
+        assert os.path.ismount(user)  # not root's: left alone (its folder is busy, kept)
+    finally:
+        subprocess.run(["umount", str(user)], check=True)
+
+
 def test_remove_tree_never_follows_a_link(tmp_path):
     victim = tmp_path / "victim"
     victim.mkdir()
@@ -100,7 +130,8 @@ def test_seat_folders_are_named_after_their_owner():
         box.address("unix")
         box.acquire()
         assert box.socket_dir and box.private_dir
-        assert Path(box.socket_dir).name.startswith(f"arena-sock-{owner_tag()}-")
+        assert box.folder is not None and box.socket_dir.startswith(box.folder.top)
+        assert Path(box.folder.top).name.startswith(f"arena-sock-{owner_tag()}-")
         assert Path(box.private_dir).name.startswith(f"arena-seat-{owner_tag()}-a_b_c-")
     finally:
         socket_dir = box.socket_dir
