@@ -13,6 +13,7 @@ import os
 import click
 
 from arena.dealer import SANDBOX_CHOICES, SandboxError, check_layers, resolve_sandbox
+from arena.dealer._protections import check_protections
 from arena.text import escape_untrusted
 
 PROTECTS = {
@@ -49,6 +50,9 @@ def command(require: str | None) -> None:
         click.echo(f"{check.layer}  {mark}  {escape_untrusted(check.detail)}")
         if check.available:
             click.echo(f"        protects: {PROTECTS.get(check.layer, '')}")
+    for check in check_protections():  # the sandbox's kernel surface, probed (issue 19)
+        mark = "yes" if check.available else "NO "
+        click.echo(f"{check.layer}  {mark}  {escape_untrusted(check.detail)}")
     chosen = resolve_sandbox("auto")
     click.echo(f"--sandbox auto picks {chosen}")
     if chosen in ("off", "L0"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -58,6 +59,27 @@ def test_doctor_says_why_a_layer_is_missing_and_warns_about_the_records(only_l0)
     required = run("doctor", "--require", "L1")
     assert required.exit_code == 1
     assert "Error: sandbox L1 needs bubblewrap" in required.output
+
+
+def test_doctor_says_which_kernel_protections_work_here():
+    """Issue 19 item 10: the seccomp filter, /proc/sys masked, the socket folder's cap and
+    the endpoint check, each probed in a real sandbox (as root with bubblewrap: all yes)."""
+    result = run("doctor")
+    assert result.exit_code == 0, result.output
+    lines = {line.split("  ")[0]: line for line in result.output.splitlines()}
+    names = ("seccomp", "/proc/sys", "socket cap", "endpoint")
+    layer = resolve_sandbox("auto")
+    if layer == "L0":
+        assert lines["kernel"].startswith("kernel  NO "), result.output
+        return
+    assert all(name in lines for name in names), result.output
+    if os.geteuid() == 0 and platform.machine() == "x86_64":
+        assert all(lines[name].startswith(f"{name}  yes") for name in names), result.output
+
+
+def test_doctor_without_bubblewrap_says_the_kernel_protections_are_missing(only_l0):
+    result = run("doctor")
+    assert "kernel  NO   L0: no seccomp filter" in result.output, result.output
 
 
 def test_a_sandbox_that_does_not_work_is_one_line_and_nothing_starts(only_l0, tmp_path):

@@ -135,6 +135,28 @@ class TestEndpoint:
         assert any("replaced by" in detail for detail in details), result.faults
 
 
+    async def test_i19_a_restarted_bot_is_pinned_again_in_a_fresh_folder(
+        self, tools, tmp_path, token, layer
+    ):
+        """Item 3: a crashed bot started again (max_restarts) binds in a fresh seat folder
+        and is checked again before it is dialled; the dead run's folder is gone."""
+        bot = _bot(tools, tmp_path, "snoop.py", token, sandbox=layer)
+        async with trio.open_nursery() as nursery:
+            try:
+                await bot.start(nursery)
+                first = bot.address
+                assert first is not None and first.endswith("/pin/bot.sock"), first
+                os.kill(bot.process.pid, 9)  # the supervisor: the whole sandbox goes with it
+                await bot.process.wait()
+                connection = await bot.connect()
+                await connection.aclose()
+                assert bot.restarts == 1 and bot.address != first, bot.address
+                assert bot.address.endswith("/pin/bot.sock")
+                assert not os.path.lexists(Path(first.removeprefix("unix:")).parents[1])
+            finally:
+                await bot.aclose()
+
+
 class TestBudget:
     async def test_i19_every_writable_folder_is_capped_off_the_hosts_disk(
         self, tools, tmp_path, token, namespaced_layer
