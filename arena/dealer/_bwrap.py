@@ -129,9 +129,14 @@ PROC_COUNTERS = (
     "locks",
     "key-users",
     "swaps",
+    "modules",
+    "crypto",
+    "cgroups",
 )
 """Machine-wide counters in ``/proc`` a bot could move in one sandbox and read in another
-(forks, context switches, page cache, disk reads, interrupts): masked with ``private_kernel``."""
+(forks, context switches, page cache, disk reads, interrupts, a module's or a crypto
+algorithm's reference count, which a TCP_ULP socket option moves): masked with
+``private_kernel``."""
 
 
 def _parents_args(folder: Path, made: set[Path]) -> list[str]:

@@ -163,7 +163,14 @@ tried("cachestat", cachestat)
 tried("fadvise_dontneed", fadvise_dontneed)
 tried("readahead", readahead)
 tried("preadv2_nowait", preadv2_nowait)
-for counter in ("sys/fs/aio-nr", "sys/kernel/pty/nr", "sys/fs/file-nr", "stat", "loadavg"):
+for counter in (
+    "sys/fs/aio-nr",
+    "sys/kernel/pty/nr",
+    "sys/fs/file-nr",
+    "stat",
+    "loadavg",
+    "modules",
+):
     tried(f"/proc/{counter}", read(f"/proc/{counter}"))
 tried("threads", thread_and_fork)
 serve()
