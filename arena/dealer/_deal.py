@@ -101,6 +101,8 @@ def rotation_orders(
     rng = random.Random(int.from_bytes(_mac(key, f"arena-order/2:{seed}"), "big"))
     for residue in range(n):
         members = list(range(residue, full, n))
+        if not members:
+            continue
         size = max(window, n)
         starts = list(range(0, len(members), size))
         if len(starts) > 1 and len(members) - starts[-1] < n:

@@ -285,3 +285,13 @@ def test_no_two_tables_deal_one_deck_at_the_same_hand(n: int) -> None:
         for i in range(hands // n):
             assert len({order[i] for order in orders}) == n
         assert len({tuple(order[: hands // n]) for order in orders}) == n
+
+
+@pytest.mark.parametrize("n", range(2, 8))
+@pytest.mark.parametrize("hands", range(1, 16))
+def test_short_matches_have_orders_too(n: int, hands: int) -> None:
+    """A match shorter than n hands per class (some classes empty) still has an order per
+    table (a permutation of the decks it deals); found by a 2-hand duplicate match."""
+    scheduled = [hands // n + (1 if k < hands % n else 0) for k in range(n)]
+    orders = rotation_orders(9, KEY, scheduled, hands // n)
+    assert [sorted(order) for order in orders] == [list(range(count)) for count in scheduled]
