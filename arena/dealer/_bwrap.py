@@ -194,6 +194,13 @@ def _private_kernel_args() -> list[str]:
     return [*args, "--remount-ro", "/dev", "--remount-ro", "/"]
 
 
+def _tmp_args(tmp_dir: str | None, tmp_mb: int) -> list[str]:
+    """``/tmp``: the seat's capped tmpfs from the host when given, else a fresh one."""
+    if tmp_dir is not None:
+        return ["--bind", str(tmp_dir), SANDBOX_TMP]
+    return ["--size", str(int(tmp_mb) << 20), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
+
+
 def bwrap_command(
     argv: Sequence[str],
     *,
@@ -229,10 +236,7 @@ def bwrap_command(
     args += [] if share_network else ["--unshare-net"]
     args += _system_args()
     args += ["--proc", "/proc", "--dev", "/dev"]
-    if tmp_dir is not None:
-        args += ["--bind", str(tmp_dir), SANDBOX_TMP]
-    else:
-        args += ["--size", str(int(tmp_mb) << 20), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
+    args += _tmp_args(tmp_dir, tmp_mb)
     system = [Path(name).resolve() for name in SYSTEM_DIRS if Path(name).exists()]
     mounted: list[Path] = []
     made: set[Path] = {Path("/"), Path(SANDBOX_TMP)}

@@ -311,6 +311,42 @@ def _config():
     return json.loads(sys.argv[1] if len(sys.argv) > 1 else os.environ.pop(CONFIG_ENV))
 
 
+def _start_bot(config):
+    """Start the bot (or bubblewrap) with the seccomp filter's and its arguments' fds."""
+    filter_fd = _seccomp_fd(config)
+    places = {"{seccomp_fd}": str(filter_fd)}
+    args_fd = _args_fd(
+        [places.get(arg, arg) for arg in config["bwrap_args"]] if "bwrap_args" in config else None
+    )
+    places["{args_fd}"] = str(args_fd)
+    argv = [places.get(arg, arg) for arg in config["argv"]]
+    try:
+        bot = subprocess.Popen(
+            argv,
+            env=config["env"],
+            cwd=config.get("cwd"),
+            close_fds=True,
+            pass_fds=tuple(fd for fd in (filter_fd, args_fd) if fd is not None),
+        )
+    except OSError as error:
+        sys.stderr.write(f"arena supervisor: cannot run {config['argv'][0]!r}: {error}\n")
+        os._exit(127)
+    if args_fd is not None:
+        os.close(args_fd)  # bubblewrap has its copy
+    return bot
+
+
+def _wait_for(bot_pid):
+    """The bot's wait status (reaping every other child on the way); None if it vanished."""
+    while True:
+        try:
+            pid, code = os.wait()
+        except ChildProcessError:
+            return None
+        if pid == bot_pid:
+            return code
+
+
 def main():
     config = _config()
     _join_cgroups(config.get("cgroup_procs", []))
@@ -339,37 +375,11 @@ def main():
         signal.signal(signum, stop)
     signal.signal(signal.SIGALRM, force)
     _watch_arena(int(config["parent_pid"]))
-    filter_fd = _seccomp_fd(config)
-    places = {"{seccomp_fd}": str(filter_fd)}
-    args_fd = _args_fd(
-        [places.get(arg, arg) for arg in config["bwrap_args"]] if "bwrap_args" in config else None
-    )
-    places["{args_fd}"] = str(args_fd)
-    argv = [places.get(arg, arg) for arg in config["argv"]]
-    try:
-        bot = subprocess.Popen(
-            argv,
-            env=config["env"],
-            cwd=config.get("cwd"),
-            close_fds=True,
-            pass_fds=tuple(fd for fd in (filter_fd, args_fd) if fd is not None),
-        )
-    except OSError as error:
-        sys.stderr.write(f"arena supervisor: cannot run {config['argv'][0]!r}: {error}\n")
-        os._exit(127)
-    if args_fd is not None:
-        os.close(args_fd)  # bubblewrap has its copy
+    bot = _start_bot(config)
     state["bot"] = bot.pid
     if state["stopping"]:  # told to stop before the bot existed
         os.kill(bot.pid, signal.SIGKILL)
-    status = None
-    while status is None:
-        try:
-            pid, code = os.wait()
-        except ChildProcessError:
-            break
-        if pid == bot.pid:
-            status = code
+    status = _wait_for(bot.pid)
     signal.setitimer(signal.ITIMER_REAL, 0)
     for signum in _SIGNALS_TO_STOP:
         signal.signal(signum, signal.SIG_IGN)
