@@ -6,7 +6,8 @@ one match against a plain calling bot ("alone") and one against a hog
 between its own decisions), alternating round by round so a busy neighbour slows both
 alike. Printed: the honest bot's TIMEOUT faults, the median and max wall time of its
 decisions as the dealer sees them (DecisionRequest sent to Action received), and the
-arena's own lateness (a 10 ms Trio tick, how late it woke), each as a ratio to alone.
+arena's own lateness (a 10 ms Trio tick, how late it woke: median, 99th percentile, max),
+each as a ratio to alone.
 ``--extra-hogs K`` adds K hog-against-hog matches in the same process at the same time
 (is the dealer starved by many seats?). Usage: ``.venv/bin/python scripts/bench_fair_cpu.py
 [--sandbox L2] [--rounds 2] [--hands 20] [--children 60] [--extra-hogs 0]``.
@@ -86,7 +87,7 @@ async def _match(opponent: list[str], args: argparse.Namespace) -> dict[str, obj
             _bot(f"x{i}{side}", "spinners.py", str(args.children), layer=args.sandbox)
             for side in "ab"
         ]
-        for i in range(args.extra_hogs if opponent[0] == "spinners.py" else 0)
+        for i in range(args.extra_hogs if opponent[1:] != ["0"] else 0)
     ]
     lateness: list[float] = []
     done = trio.Event()
@@ -133,6 +134,7 @@ async def main(args: argparse.Namespace) -> None:
             "median": statistics.median(times) if times else float("nan"),
             "max": max(times) if times else float("nan"),
             "late_median": statistics.median(late) if late else float("nan"),
+            "late_p99": statistics.quantiles(late, n=100)[98] if len(late) > 1 else float("nan"),
             "late_max": max(late) if late else float("nan"),
             "clock": found[0]["clock"],
         }
@@ -145,7 +147,8 @@ async def main(args: argparse.Namespace) -> None:
     print(
         f"{'next to':<6} {'clock':>5} {'decisions':>9} {'TIMEOUT':>7} {'opp. faults':>11} "
         f"{'median s':>8} {'x alone':>7} {'max s':>6} {'x alone':>7} "
-        f"{'arena late med ms':>17} {'x alone':>7} {'max ms':>7} {'x alone':>7}"
+        f"{'arena late med ms':>17} {'x alone':>7} {'p99 ms':>6} {'x alone':>7} "
+        f"{'max ms':>7} {'x alone':>7}"
     )
     for kind, row in summary.items():
         print(
@@ -153,7 +156,8 @@ async def main(args: argparse.Namespace) -> None:
             f"{row['other_faults']:>11} {row['median']:8.3f} "
             f"{row['median'] / alone['median']:7.2f} {row['max']:6.2f} "
             f"{row['max'] / alone['max']:7.2f} {row['late_median'] * 1000:17.2f} "
-            f"{row['late_median'] / alone['late_median']:7.2f} {row['late_max'] * 1000:7.1f} "
+            f"{row['late_median'] / alone['late_median']:7.2f} {row['late_p99'] * 1000:6.1f} "
+            f"{row['late_p99'] / alone['late_p99']:7.2f} {row['late_max'] * 1000:7.1f} "
             f"{row['late_max'] / alone['late_max']:7.2f}"
         )
 

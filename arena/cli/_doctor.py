@@ -14,6 +14,7 @@ import click
 
 from arena.dealer import SANDBOX_CHOICES, SandboxError, check_layers, resolve_sandbox
 from arena.dealer._protections import check_protections
+from arena.dealer._sandbox import check_seat_groups
 from arena.text import escape_untrusted
 
 PROTECTS = {
@@ -29,7 +30,7 @@ PROTECTS = {
     ),
     "L2": (
         "as root: a per-seat uid from a reserved range and a cgroup per seat (memory "
-        "and process limits, CPU accounting)"
+        "and process limits, CPU accounting, an equal CPU weight)"
     ),
 }
 """What each layer adds, as `arena doctor` and the README say it."""
@@ -50,6 +51,9 @@ def command(require: str | None) -> None:
         click.echo(f"{check.layer}  {mark}  {escape_untrusted(check.detail)}")
         if check.available:
             click.echo(f"        protects: {PROTECTS.get(check.layer, '')}")
+    for check in check_seat_groups():  # equal CPU weights, L1 as root's cgroups (issue 19)
+        mark = "yes" if check.available else "NO "
+        click.echo(f"{check.layer}  {mark}  {escape_untrusted(check.detail)}")
     for check in check_protections():  # the sandbox's kernel surface, probed (issue 19)
         mark = "yes" if check.available else "NO "
         click.echo(f"{check.layer}  {mark}  {escape_untrusted(check.detail)}")

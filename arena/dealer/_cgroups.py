@@ -12,8 +12,10 @@ The ``cpu`` controller (issue 19 item 6), where the machine has it, gives every 
 the same weight, :data:`SEAT_CPU_WEIGHT` (the kernel's default: one ordinary process's):
 a bot that runs 60 spinning children gets no more CPU than one that runs one, so it cannot
 starve its neighbour, and the arena's own threads (never moved, each of the default
-weight) keep their share against any number of seats. Without it, seats still get their
-limits and accounting; ``arena doctor`` says that the weights are missing.
+weight) keep their share against any number of seats. While a seat's decision runs on the
+CPU clock its weight is doubled (:meth:`SeatCgroup.on_clock`, :data:`ON_CLOCK_FACTOR`).
+Without the controller, seats still get their limits and accounting; ``arena doctor``
+says that the weights are missing.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ _FAIR = "cpu"
 SEAT_CPU_WEIGHT = {"v1": 1024, "v2": 100}
 """Every seat's weight (v1 ``cpu.shares``, v2 ``cpu.weight``): the kernel's default, the
 weight of one ordinary process such as the arena's own threads."""
+ON_CLOCK_FACTOR = 2
+"""A seat's weight while one of its decisions runs, as a multiple of :data:`SEAT_CPU_WEIGHT`.
+Equal weights split each core by the seats' runnable processes there, so a hog spread over
+both cores of a 2-core machine still took a third of the deciding bot's core (1.5x its wall
+time alone, measured); doubled, the seat on the clock (whose every cycle is charged to it)
+has it, and the arena's own threads still keep a third."""
 
 
 def _mounts() -> dict[str, Path]:
@@ -121,10 +129,15 @@ def fair_cpu_support() -> tuple[bool, str]:
     if group.cpu_dir is None:
         return (
             False,
-            "no cpu controller for the seats' groups (v1 'cpu' hierarchy, or v2 'cpu' in cgroup.subtree_control)",
+            "no cpu controller for the seats' groups "
+            "(v1: a 'cpu' hierarchy; v2: 'cpu' in cgroup.subtree_control)",
         )
     name = "cpu.shares" if group.version == "v1" else "cpu.weight"
-    return True, f"{name} {SEAT_CPU_WEIGHT[group.version]} per seat under {group.cpu_dir.parent}"
+    weight = SEAT_CPU_WEIGHT[group.version]
+    return True, (
+        f"{name} {weight} per seat ({weight * ON_CLOCK_FACTOR} while it decides) "
+        f"under {group.cpu_dir.parent}"
+    )
 
 
 class SeatCgroup:
@@ -136,6 +149,7 @@ class SeatCgroup:
         self._seen_oom = 0
         self._seen_pids = 0
         self._files: dict[tuple[str, str], str] = {}  # (controller, file): its path, as text
+        self._deciding = 0  # decisions of the seat on the clock now (one per table)
 
     def _file(self, controller: str, name: str) -> str:
         """The path of one of the group's files, joined once (read at every decision:
@@ -182,6 +196,25 @@ class SeatCgroup:
         if _FAIR in self._dirs:  # the default already; written so a seat never differs
             weight = "cpu.shares" if self.version == "v1" else "cpu.weight"
             (self._dirs[_FAIR] / weight).write_text(str(SEAT_CPU_WEIGHT[self.version]))
+
+    def on_clock(self, deciding: bool) -> None:
+        """A decision of the seat started (True) or ended: while one runs, the seat's group
+        weighs :data:`ON_CLOCK_FACTOR` times more. One write when the count leaves or
+        reaches 0, none per reading; never raises (the group may be gone)."""
+        if _FAIR not in self._dirs:
+            return
+        before = self._deciding
+        self._deciding = max(0, before + (1 if deciding else -1))
+        if (before == 0) == (self._deciding == 0):
+            return
+        weight = SEAT_CPU_WEIGHT[self.version] * (ON_CLOCK_FACTOR if self._deciding else 1)
+        name = "cpu.shares" if self.version == "v1" else "cpu.weight"
+        with contextlib.suppress(OSError):
+            fd = os.open(self._file(_FAIR, name), os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(fd, str(weight).encode())
+            finally:
+                os.close(fd)
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files the supervisor writes its pid into."""

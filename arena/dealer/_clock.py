@@ -8,6 +8,9 @@ backstop for a bot that sleeps or is stopped. Any other driver (an address, an
 in-process policy) keeps the wall clock. Both probes are optional and called through
 ``getattr``, so every :class:`~arena.dealer.BotDriver` works.
 
+A CPU-clocked driver may be told when each decision starts and ends (``on_clock(bool)``:
+a launched bot's seat weighs double while it decides, :mod:`arena.dealer._cgroups`).
+
 A driver may also say that the seat's cgroup recorded a breach (``limit_breach()``:
 ``"MEMORY_LIMIT"`` or ``"PROCESS_LIMIT"``); :func:`breach_fault` turns one into the
 fault recorded instead of the disconnect or timeout it caused.
@@ -20,6 +23,7 @@ cancelling a watcher task per decision cost more than the rest of the decision).
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import math
@@ -65,6 +69,15 @@ def read_cpu(driver: object) -> float | None:
     if not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
+
+
+def tell_on_clock(driver: object, deciding: bool) -> None:
+    """Tell the driver one of its CPU-clocked decisions started or ended (``on_clock``: a
+    launched bot's seat weighs more while it decides, issue 19 item 6); optional."""
+    probe = getattr(driver, "on_clock", None)
+    if callable(probe):
+        with contextlib.suppress(Exception):  # a probe that fails changes nothing
+            probe(deciding)
 
 
 def read_breach(driver: object) -> str | None:
@@ -183,9 +196,11 @@ class DecisionClock:
                 watchdog = _watchdog()
                 self._scope = scope
                 watchdog.add(self, self._wall_start + self._poll_interval(self.allowed))
+                tell_on_clock(self._driver, True)
                 try:
                     await body()
                 finally:
+                    tell_on_clock(self._driver, False)
                     self._scope = None
                     watchdog.prune()
         self._elapsed = trio.current_time() - self._wall_start

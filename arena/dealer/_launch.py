@@ -216,8 +216,9 @@ class LaunchedBot:
     def cpu_seconds(self) -> float | None:
         """CPU time (user + system) of the bot's whole process tree so far, None if unknown.
 
-        The seat's cgroup at L2 (every process it ever ran, setsid or not), else the live
-        tree under the launched process in ``/proc`` (with what each has reaped).
+        The seat's cgroup at L2 and L1 as root (every process it ever ran, setsid or not,
+        reaped by the kernel or not), else the live tree under the launched process in
+        ``/proc`` (with what each has reaped).
         """
         if self._box is not None and self._box.cgroup is not None:
             return self._box.cgroup.cpu_seconds()
@@ -232,6 +233,12 @@ class LaunchedBot:
         if self._box is None or self._box.cgroup is None:
             return None
         return self._box.cgroup.breach()
+
+    def on_clock(self, deciding: bool) -> None:
+        """One of the bot's decisions started (True) or ended on the CPU clock: its seat's
+        cgroup weighs double meanwhile (issue 19 item 6); nothing without one."""
+        if self._box is not None and self._box.cgroup is not None:
+            self._box.cgroup.on_clock(deciding)
 
     def _check_endpoint(self) -> None:
         """A TCP bot's port must be served by its own process tree alone (not at ``off``)."""

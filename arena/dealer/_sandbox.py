@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import IO
 
 from arena.dealer._bwrap import bwrap_command, setpriv_command
-from arena.dealer._cgroups import cgroup_support
+from arena.dealer._cgroups import cgroup_support, fair_cpu_support
 
 SANDBOX_CHOICES = ("auto", "off", "L0", "L1", "L2")
 """What ``--sandbox`` / ``sandbox =`` accept."""
@@ -190,6 +190,37 @@ def _checks() -> tuple[LayerCheck, ...]:
 def check_layers() -> list[LayerCheck]:
     """Probe L0, L1 and L2 (once per process: the result is cached)."""
     return list(_checks())
+
+
+def check_seat_groups() -> list[LayerCheck]:
+    """What the seats' cgroups give here, for ``arena doctor``: equal CPU weights (``fair
+    CPU``, issue 19 item 6) and the seat's cgroups at L1 as root (``L1 as root``, item 7)."""
+    if os.geteuid() != 0:
+        why = "not root: no cgroup per seat"
+        return [
+            LayerCheck("fair CPU", False, f"{why}; a bot with many processes can starve others"),
+            LayerCheck("L1 as root", False, f"{why}; L1 caps memory per process only"),
+        ]
+    fair, detail = fair_cpu_support()
+    if not fair:
+        detail += "; a bot with many processes can starve others"
+    if not _checks()[1].available:
+        l1 = LayerCheck("L1 as root", False, f"L1 does not work here: {_checks()[1].detail}")
+    elif groups_work():
+        l1 = LayerCheck(
+            "L1 as root",
+            True,
+            "the seat's cgroups, as at L2: a memory cap (memory_mb), every process's CPU counted",
+        )
+    else:
+        l1 = LayerCheck(
+            "L1 as root",
+            False,
+            f"no cgroups ({_groups()[1]}): a bot may hold address_space_mb in each of "
+            "max_processes processes, and the CPU clock reads /proc (workers reaped by the "
+            "kernel are charged to no one)",
+        )
+    return [LayerCheck("fair CPU", fair, detail), l1]
 
 
 def resolve_sandbox(choice: str) -> str:

@@ -18,7 +18,7 @@ from arena.dealer import BotLimits, LaunchedBot, MatchSettings, run_match
 from arena.dealer._cgroups import SEAT_CPU_WEIGHT, cgroup_support
 from arena.engine import GameConfig
 
-pytestmark = [pytest.mark.trio, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture(params=["L1", "L2"])
@@ -58,6 +58,7 @@ async def _wait_for(predicate, seconds: float = 30.0) -> bool:
     return bool(predicate())
 
 
+@pytest.mark.trio
 async def test_i19_item6_each_seat_has_one_cpu_weight_its_children_cannot_leave(
     tools, tmp_path, root_layer
 ):
@@ -98,6 +99,7 @@ async def test_i19_item6_each_seat_has_one_cpu_weight_its_children_cannot_leave(
     assert any(line.startswith("denied nice") for line in seen), seen
 
 
+@pytest.mark.trio
 async def test_i19_item7_l1_as_root_caps_memory(tools, tmp_path, root_layer):
     """Item 7: past ``memory_mb`` the bot is OOM-killed and the breach is MEMORY_LIMIT, at
     L1 as root as at L2 (it held 6 GB at L1: 4 GB of address space per process, no cap)."""
@@ -116,6 +118,7 @@ async def test_i19_item7_l1_as_root_caps_memory(tools, tmp_path, root_layer):
     assert breaches == ["MEMORY_LIMIT"], tools.verdicts(bot.stderr_log)
 
 
+@pytest.mark.trio
 async def test_i19_item7_auto_reaped_workers_are_charged(tools, tmp_path, root_layer):
     """Item 7: workers the kernel reaps (SIGCHLD ignored) burn 3x the allowance per
     decision; the CPU clock counts them (a ``cpu clock`` TIMEOUT), at L1 as root as at L2
@@ -135,3 +138,143 @@ async def test_i19_item7_auto_reaped_workers_are_charged(tools, tmp_path, root_l
     assert result.clocks[0] == "cpu"
     faults = [f for f in result.faults if f.seat == 0]
     assert any(f.reason == "TIMEOUT" and f.detail.startswith("cpu clock:") for f in faults), faults
+
+
+def test_i19_item10_doctor_says_whether_weights_and_the_l1_root_cap_work():
+    """Item 10 (items 6, 7): ``arena doctor`` says whether seats get equal CPU weights and
+    whether L1 as root has the seat's cgroups, as the probes found them here."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+    from arena.cli._app import _register
+    from arena.dealer._sandbox import check_seat_groups
+
+    _register()
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output
+    for check in check_seat_groups():
+        mark = "yes" if check.available else "NO "
+        assert f"{check.layer}  {mark}  " in result.output, result.output
+    if os.geteuid() == 0 and cgroup_support()[0]:
+        assert "fair CPU  yes  cpu." in result.output, result.output
+
+
+def test_i19_item10_doctor_says_what_is_missing_without_cgroups(monkeypatch):
+    """Item 10 (items 6, 7): where no cgroup can be made, the doctor says both are missing
+    and what a bot can then do."""
+    import arena.dealer._sandbox as sandbox
+
+    if os.geteuid() != 0 or not sandbox._checks()[1].available:
+        pytest.skip("the L1-as-root line needs root and a working L1")
+    monkeypatch.setattr(sandbox, "_groups", lambda: (False, "cannot create a cgroup: test"))
+    monkeypatch.setattr(sandbox, "fair_cpu_support", lambda: (False, "no cgroups: test"))
+    fair, l1 = sandbox.check_seat_groups()
+    assert not fair.available and "starve" in fair.detail
+    assert not l1.available and "address_space_mb" in l1.detail and "/proc" in l1.detail
+
+
+class _Measured:
+    """A driver on the CPU clock that notes when the clock says it decides."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[object] = []
+        self.fail = fail
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def on_clock(self, deciding: bool) -> None:
+        self.calls.append(deciding)
+        if self.fail:
+            raise OSError("gone")
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["works", "probe-fails"])
+def test_i19_item6_the_clock_tells_the_seat_when_it_decides(fail):
+    """Item 6: a CPU-clocked decision tells its driver it is on the clock while it waits
+    (so its seat weighs double then), and that it is not once the wait is over, whatever
+    the probe does; a wall-clocked one says nothing."""
+    from arena.dealer._clock import DecisionClock
+
+    driver, wall = _Measured(fail), _Measured()
+
+    async def main() -> None:
+        async def body() -> None:
+            driver.calls.append("waiting")
+            await trio.sleep(0)
+
+        await DecisionClock(driver, 1.0).run(body)
+        wall_clock = DecisionClock(type("Wall", (), {"on_clock": wall.on_clock})(), 1.0)
+        await wall_clock.run(body)
+
+    trio.run(main)
+    assert driver.calls[:3] == [True, "waiting", False]
+    assert wall.calls == []
+
+
+def test_i19_item6_a_seat_weighs_double_while_one_of_its_decisions_runs():
+    """Item 6: on the clock, the seat's group weighs twice any other seat's; two decisions
+    of one seat at once (two tables) count once, and the weight is back after the last."""
+    if os.geteuid() != 0 or not cgroup_support()[0]:
+        pytest.skip("needs root and cgroups")
+    from arena.dealer._cgroups import SeatCgroup
+
+    group = SeatCgroup.create("weigh", memory_mb=64, max_processes=8)
+    try:
+        if group.cpu_dir is None:
+            pytest.skip("no cpu controller here")
+        name = "cpu.shares" if group.version == "v1" else "cpu.weight"
+        weight = SEAT_CPU_WEIGHT[group.version]
+
+        def now() -> int:
+            assert group.cpu_dir is not None
+            return int((group.cpu_dir / name).read_text())
+
+        seen = [now()]
+        for deciding in (True, True, False, False, False):
+            group.on_clock(deciding)
+            seen.append(now())
+        assert seen == [weight, 2 * weight, 2 * weight, 2 * weight, weight, weight]
+    finally:
+        group.remove()
+
+
+@pytest.mark.trio
+async def test_i19_item6_a_launched_bot_weighs_double_only_while_it_decides(
+    tools, tmp_path, root_layer
+):
+    """Item 6: the dealer's CPU clock doubles a launched bot's seat weight during each of
+    its decisions (a bot burning 0.5 s of CPU per decision) and gives it back after."""
+    token = "hx" + os.urandom(4).hex()
+    burner = _bot(tools, tmp_path, "burner.py", token, "0.5", sandbox=root_layer)
+    calling = _bot(tools, tmp_path, "spinners.py", token + "c", "0", sandbox="L0")
+    settings = MatchSettings(config=GameConfig(), hands=1, seed=1, action_timeout=3.0)
+    seen: set[int] = set()
+    watching = trio.CancelScope()
+
+    async def watch(cpu_dir: Path, name: str) -> None:
+        with watching:
+            while True:
+                seen.add(int((cpu_dir / name).read_text()))
+                await trio.sleep(0.02)
+
+    async with trio.open_nursery() as nursery:
+        try:
+            await burner.start(nursery)
+            await calling.start(nursery)
+            assert burner._box is not None and burner._box.cgroup is not None
+            group = burner._box.cgroup
+            if group.cpu_dir is None:
+                pytest.skip("no cpu controller here")
+            name = "cpu.shares" if group.version == "v1" else "cpu.weight"
+            nursery.start_soon(watch, group.cpu_dir, name)
+            await run_match([burner, calling], settings)
+            await trio.sleep(0.1)
+            after = int((group.cpu_dir / name).read_text())
+        finally:
+            watching.cancel()
+            for bot in (burner, calling):
+                await bot.aclose()
+    weight = SEAT_CPU_WEIGHT[group.version]
+    assert seen == {weight, 2 * weight}
+    assert after == weight
