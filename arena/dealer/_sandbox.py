@@ -62,8 +62,9 @@ class BotLimits:
 
     ``address_space_mb`` (L0+, RLIMIT_AS; None = no cap, for a JVM or anything that maps
     a lot): loose, since a Python gRPC bot does not start below about 256 MB.
-    ``memory_mb`` (L2, the cgroup's memory limit; a breach is ``MEMORY_LIMIT``).
-    ``max_processes`` (L2, the cgroup's pids limit, threads included; ``PROCESS_LIMIT``).
+    ``memory_mb`` (L2 and L1 as root, the cgroup's memory limit; a breach is ``MEMORY_LIMIT``).
+    ``max_processes`` (L2 and L1 as root, the cgroup's pids limit, threads included;
+    ``PROCESS_LIMIT``).
     ``open_files`` (RLIMIT_NOFILE), ``file_size_mb`` (RLIMIT_FSIZE: the largest file it
     may write), ``tmp_mb`` (L1+: the size of its private ``/tmp``),
     ``cpu_backstop_seconds`` (RLIMIT_CPU per process, SIGXCPU: a last resort; the

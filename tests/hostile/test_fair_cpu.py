@@ -39,10 +39,11 @@ def _bot(tools, tmp_path: Path, script: str, token: str, *args: str, **options) 
     return LaunchedBot(f"{script[:-3]}-{token}", tools.bot_command(script, token, *args), **options)
 
 
-def _cpu_group(pid: int) -> str | None:
-    """The cpu cgroup ``pid`` is in (v1's ``cpu`` line, else v2's), as /proc shows it."""
+def _cpu_group(task: str) -> str | None:
+    """The cpu cgroup of ``task`` (``PID/task/TID``: a thread of its own in v1) as /proc
+    shows it: v1's ``cpu`` line, else v2's."""
     v2 = None
-    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+    for line in Path(f"/proc/{task}/cgroup").read_text().splitlines():
         _id, controllers, path = line.split(":", 2)
         if "cpu" in controllers.split(","):
             return path
@@ -64,7 +65,7 @@ async def test_i19_item6_each_seat_has_one_cpu_weight_its_children_cannot_leave(
 ):
     """Item 6: a hog's setsid children, after trying every way out (cgroup.procs, tasks, a
     cgroup2 mount of their own, nice -20, a real-time policy, autogroup), are all still in
-    their seat's own cpu group, whose weight is the one every seat gets; a neighbour seat
+    their seat's own cpu group, every thread of theirs too, whose weight is the one every seat gets; a neighbour seat
     has a group of its own with the same weight."""
     hog_token, other_token = "hx" + os.urandom(4).hex(), "hx" + os.urandom(4).hex()
     hog = _bot(tools, tmp_path, "spinners.py", hog_token, "6", "idle", sandbox=root_layer)
@@ -85,7 +86,11 @@ async def test_i19_item6_each_seat_has_one_cpu_weight_its_children_cannot_leave(
                 assert int((cpu_dir / weight_file).read_text()) == SEAT_CPU_WEIGHT[version]
                 pids = tools.marked(token)
                 assert pids
-                found = {_cpu_group(pid) for pid in pids}
+                tasks = [
+                    f"{pid}/task/{tid}" for pid in pids for tid in os.listdir(f"/proc/{pid}/task")
+                ]
+                assert len(tasks) > len(pids)  # the SDK's threads too
+                found = {_cpu_group(task) for task in tasks}
                 assert len(found) == 1, found
                 (group,) = found
                 assert group is not None and str(cpu_dir).endswith(group), (group, cpu_dir)
