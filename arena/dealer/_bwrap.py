@@ -132,11 +132,13 @@ PROC_COUNTERS = (
     "modules",
     "crypto",
     "cgroups",
+    "cmdline",
+    "partitions",
 )
 """Machine-wide counters in ``/proc`` a bot could move in one sandbox and read in another
 (forks, context switches, page cache, disk reads, interrupts, a module's or a crypto
-algorithm's reference count, which a TCP_ULP socket option moves): masked with
-``private_kernel``."""
+algorithm's reference count, which a TCP_ULP socket option moves), and what they tell of
+the host (its kernel command line and disks, audit 19): masked with ``private_kernel``."""
 
 
 def _parents_args(folder: Path, made: set[Path]) -> list[str]:

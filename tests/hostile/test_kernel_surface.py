@@ -227,6 +227,8 @@ class TestKernel:
             "/proc/sys/fs/file-nr": "denied ENOENT",
             "/proc/stat": "denied EACCES",
             "/proc/loadavg": "denied EACCES",
+            "/proc/cmdline": "denied EACCES",  # the host's kernel command line (audit 19)
+            "/proc/partitions": "denied EACCES",  # and its disks
         }
         if os.path.exists("/proc/modules"):  # a kernel without modules has none to mask
             expected["/proc/modules"] = "denied EACCES"

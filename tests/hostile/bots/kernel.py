@@ -170,6 +170,8 @@ for counter in (
     "stat",
     "loadavg",
     "modules",
+    "cmdline",
+    "partitions",
 ):
     tried(f"/proc/{counter}", read(f"/proc/{counter}"))
 tried("threads", thread_and_fork)
