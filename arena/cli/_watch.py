@@ -1,10 +1,21 @@
-"""``--watch [ADDRESS]``: serve the live spectator page while a match or tournament plays."""
+"""``--watch [ADDRESS]``: serve the live spectator page while a match or tournament plays.
+
+The director's URL holds its token (every card): it is never printed into a pipe or a
+file. It is written to a 0600 file in a 0700 folder of its own (removed when the page
+stops), whose path is said on stderr, and printed on stderr only when stderr is a
+terminal (the same for ``arena match`` and ``arena tournament run``).
+"""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import click
@@ -37,7 +48,8 @@ watch_option = click.option(
     callback=_check_address,
     help=(
         "Serve the live spectator page at ADDRESS (HOST, HOST:PORT or :PORT; "
-        "default 127.0.0.1 and a free port); the URL and the director's token are printed."
+        "default 127.0.0.1 and a free port); the URL is printed, and the file that holds "
+        "the director's URL (with its token) is named on stderr."
     ),
 )
 
@@ -60,7 +72,13 @@ async def live_view(
             raise click.ClickException(f"cannot serve the live page at {watch}: {reason}") from None
         say = partial(console.print, markup=False, highlight=False, soft_wrap=True)
         say(f"watch live: {server.url}")
-        say(f"director (every card, after each hand): {server.director_url}")
+        secret = stack.enter_context(_director_file(server.director_url))
+        if _stderr_is_terminal():
+            _to_stderr(f"director (every card, after each hand): {server.director_url}")
+        _to_stderr(
+            f"director's view (every card, after each hand): its URL is in {secret} "
+            "(0600, removed when the page stops)"
+        )
         host, _ = parse_address(watch)
         if not is_loopback(host):
             say(
@@ -68,6 +86,34 @@ async def live_view(
                 "(the director's view still needs the token)"
             )
         yield hub
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (its own file descriptor: FORCE_COLOR or a rich
+    console's notion does not count, so a CI log never gets the token)."""
+    try:
+        return os.isatty(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # a test's buffer, a closed stream
+        return False
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _director_file(url: str) -> Iterator[Path]:
+    """``url`` in a new 0600 file in a new 0700 folder, both removed after the block."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-live-"))  # 0700, a fresh name
+    try:
+        path = folder / "director-url"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(path, flags, 0o600)
+        with os.fdopen(fd, "w") as file:
+            file.write(url + "\n")
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def with_hub(observers: dict[str, Callable[..., Any]], hub: LiveHub | None) -> dict[str, Any]:
