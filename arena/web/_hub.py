@@ -6,6 +6,10 @@ bounded queue; a viewer whose queue is full is dropped (its stream is cancelled;
 browser reconnects and resumes from the backlog). So no viewer, however slow or stuck,
 can slow a hand, and a view that fails is counted and skipped, never raised into a match.
 
+Each channel has :data:`MAX_VIEWERS` slots, and each client address at most
+:data:`MAX_PER_CLIENT` of them (an IPv6 /64 counts as one address), so viewers from one
+address, however well they read, cannot lock every other spectator out.
+
 Two channels: the public one (only what a spectator may see: cards shown at showdown),
 and the director's (every card, sent only when :meth:`LiveHub.hand_finished` is called,
 that is after the hand ended).
@@ -14,6 +18,7 @@ that is after the hand ended).
 from __future__ import annotations
 
 import collections
+import ipaddress
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +36,8 @@ BACKLOG_SIZE = 1024
 """Events kept for ``Last-Event-ID`` resumes."""
 MAX_VIEWERS = 64
 """Streams open at once per channel; more are refused (503), so viewers cannot exhaust memory."""
+MAX_PER_CLIENT = 16
+"""Streams open at once per channel from one client address (an IPv6 /64); more are 503."""
 FINISHED_TABLES_KEPT = 16
 """Finished tables kept in the snapshot a new viewer gets (a tournament plays thousands)."""
 
@@ -38,7 +45,24 @@ _log = structlog.get_logger(__name__)
 
 
 class TooManyViewers(Exception):
-    """The channel already streams to :data:`MAX_VIEWERS` viewers."""
+    """The channel already streams to :data:`MAX_VIEWERS` viewers, or to its share of
+    them (:data:`MAX_PER_CLIENT`) at the client's address."""
+
+
+def client_key(host: str | None) -> str:
+    """Whose share a viewer from ``host`` takes: the address, an IPv6 address's /64
+    (one host is given a whole /64), "" when the server knows none (a unix socket)."""
+    if not host:
+        return ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host[:64]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +86,11 @@ def _json(payload: object) -> str:
 class Viewer:
     """One open stream: a bounded queue of events and the scope that ends its stream."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, client: str = "") -> None:
         self.send, self.receive = trio.open_memory_channel[LiveEvent](size)
         self.scope = trio.CancelScope()
         self.dropped = False
+        self.client = client  # whose share it takes (:func:`client_key`)
 
 
 class Channel:
@@ -77,6 +102,7 @@ class Channel:
         queue_size: int = QUEUE_SIZE,
         backlog: int = BACKLOG_SIZE,
         max_viewers: int = MAX_VIEWERS,
+        max_per_client: int = MAX_PER_CLIENT,
     ) -> None:
         self.seq = 0
         self.backlog: collections.deque[LiveEvent] = collections.deque(maxlen=backlog)
@@ -84,6 +110,8 @@ class Channel:
         self.dropped = 0
         self._queue_size = queue_size
         self._max_viewers = max_viewers
+        self._max_per_client = max_per_client
+        self._per_client: collections.Counter[str] = collections.Counter()
         self._tables: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
         self._standings: list[dict[str, Any]] = []
 
@@ -103,25 +131,39 @@ class Channel:
     def drop(self, viewer: Viewer) -> None:
         """End a viewer's stream now (it fell too far behind)."""
         if viewer in self.viewers:
-            self.viewers.discard(viewer)
+            self._forget(viewer)
             self.dropped += 1
         viewer.dropped = True
         viewer.send.close()
         viewer.scope.cancel()
 
-    def attach(self, last_event_id: str | None) -> tuple[Viewer, list[LiveEvent]]:
-        """A new viewer, and what it must be sent first: the events after
-        ``last_event_id`` when the backlog still holds them all, else a snapshot."""
+    def attach(
+        self, last_event_id: str | None, *, client: str | None = None
+    ) -> tuple[Viewer, list[LiveEvent]]:
+        """A new viewer from address ``client``, and what it must be sent first: the
+        events after ``last_event_id`` when the backlog still holds them all, else a
+        snapshot. :class:`TooManyViewers` when the channel or the address's share is full."""
+        key = client_key(client)
         if len(self.viewers) >= self._max_viewers:
             raise TooManyViewers
+        if self._per_client[key] >= self._max_per_client:
+            raise TooManyViewers
         catch_up = self._since(last_event_id)  # first: nothing may fail after the slot is taken
-        viewer = Viewer(self._queue_size)
+        viewer = Viewer(self._queue_size, key)
         self.viewers.add(viewer)
+        self._per_client[key] += 1
         return viewer, catch_up
 
     def detach(self, viewer: Viewer) -> None:
-        self.viewers.discard(viewer)
+        if viewer in self.viewers:
+            self._forget(viewer)
         viewer.send.close()
+
+    def _forget(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+        self._per_client[viewer.client] -= 1
+        if self._per_client[viewer.client] <= 0:
+            del self._per_client[viewer.client]
 
     def close(self) -> None:
         """End every stream once it has sent what it holds (the server is stopping; the

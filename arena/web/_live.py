@@ -113,8 +113,10 @@ class LiveApp:
     async def _stream(self, channel: Channel, scope: Scope, receive: Receive, send: Send) -> None:
         """Send the catch-up events, then every new one, until the viewer goes or is dropped."""
         last = _header(scope, b"last-event-id")
+        client = scope.get("client")
+        host = client[0] if isinstance(client, list | tuple) and client else None
         try:
-            viewer, catch_up = channel.attach(last)
+            viewer, catch_up = channel.attach(last, client=host if isinstance(host, str) else None)
         except TooManyViewers:
             await _plain(send, 503, "too many viewers", [(b"retry-after", b"30")])
             return

@@ -43,6 +43,7 @@ async def get(
     headers: tuple[tuple[str, str], ...] = (),
     method: str = "GET",
     until: Callable[[Response], bool] | None = None,
+    client: str | None = None,
 ) -> Response:
     """One request; a stream is read until ``until(response)`` holds, then the client leaves."""
     response = Response()
@@ -73,6 +74,8 @@ async def get(
         "query_string": query.encode(),
         "headers": [(k.lower().encode(), v.encode()) for k, v in headers],
     }
+    if client is not None:  # the peer's address, as a server puts it in the scope
+        scope["client"] = (client, 40000)
     with trio.fail_after(30):  # a hang guard, not a timing assertion
         await app(scope, receive, send)
     return response

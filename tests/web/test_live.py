@@ -20,7 +20,15 @@ from _asgi import get
 
 from arena.engine import Deck, GameConfig, Hand
 from arena.web import LiveApp, LiveHub
-from arena.web._hub import BACKLOG_SIZE, FINISHED_TABLES_KEPT, QUEUE_SIZE, Channel
+from arena.web._hub import (
+    BACKLOG_SIZE,
+    FINISHED_TABLES_KEPT,
+    MAX_PER_CLIENT,
+    MAX_VIEWERS,
+    QUEUE_SIZE,
+    Channel,
+    TooManyViewers,
+)
 
 pytestmark = pytest.mark.trio
 
@@ -263,3 +271,45 @@ async def test_a_last_event_id_that_is_not_ascii_digits_gets_a_snapshot_and_leak
         assert [event.kind for event in first] == ["snapshot"]
         channel.detach(viewer)
     assert channel.viewers == set()
+
+
+async def test_item9f_one_address_cannot_take_every_viewer_slot():
+    """Issue 19 item 9f: 64 viewers from one address that keep reading used to lock every
+    other spectator out; each address now has a bounded share of a channel's slots, an
+    IPv6 /64 counting as one address (one host has a whole /64 to pick from)."""
+    hub = LiveHub(view=stub_view)
+    app = LiveApp(hub)
+    channel = hub.public
+    taken = 0
+    with pytest.raises(TooManyViewers):
+        for _ in range(MAX_VIEWERS):
+            channel.attach(None, client="203.0.113.7")
+            taken += 1
+    assert taken == MAX_PER_CLIENT < MAX_VIEWERS
+    assert (await get(app, "/events", client="203.0.113.7")).status == 503
+    other = await get(app, "/events", client="198.51.100.1", until=lambda r: r.events())
+    assert other.status == 200
+    for suffix in range(MAX_PER_CLIENT):
+        channel.attach(None, client=f"2001:db8:1:2::{suffix + 1:x}")
+    with pytest.raises(TooManyViewers):
+        channel.attach(None, client="2001:db8:1:2:ffff::1")  # same /64
+    channel.attach(None, client="2001:db8:1:3::1")  # another /64
+    # the director's channel has its own slots and shares
+    hub.director.attach(None, client="203.0.113.7")
+
+
+async def test_item9f_a_viewer_that_leaves_gives_its_address_slot_back():
+    channel = Channel(max_viewers=4, max_per_client=2)
+    first, _ = channel.attach(None, client="192.0.2.1")
+    channel.attach(None, client="192.0.2.1")
+    with pytest.raises(TooManyViewers):
+        channel.attach(None, client="192.0.2.1")
+    channel.detach(first)
+    channel.detach(first)  # twice: counted once
+    channel.attach(None, client="192.0.2.1")
+    with pytest.raises(TooManyViewers):
+        channel.attach(None, client="192.0.2.1")
+    channel.attach(None, client="192.0.2.2")
+    channel.attach(None)  # no address known (a unix socket): a share of its own
+    with pytest.raises(TooManyViewers):
+        channel.attach(None, client="192.0.2.3")  # all 4 slots taken
