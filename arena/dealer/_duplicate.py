@@ -97,6 +97,7 @@ def merge_results(
     )
     merged.clocks = ["+".join(sorted({r.clocks[i] for r in results})) for i in range(seats)]
     merged.payoffs = _payoffs_by_deck(results, orders, scheduled)
+    merged.repeat_chips = _repeat_chips(results, orders)
     faults = [(f.hand_number, k, f) for k, r in enumerate(results) for f in r.faults]
     faults.sort(key=lambda item: (item[0], item[1]))  # stable: each table's order kept
     merged.faults = [_renumbered(f, k, n) for _, k, f in faults]
@@ -156,6 +157,24 @@ async def run_duplicate_match(
                 for rotation in rotations:
                     nursery.start_soon(rotation.runner.finish)
     return merged()
+
+
+def _repeat_chips(
+    results: Sequence[MatchResult], orders: Sequence[Sequence[int]] | None
+) -> list[int]:
+    """Per seat, chips won at hands whose deck some table dealt at an earlier hand."""
+    first: dict[int, int] = {}  # deck -> the first hand (0-based, at any table) it was dealt
+    for k, result in enumerate(results):
+        for i in range(len(result.payoffs)):
+            deck = i if orders is None else orders[k][i]
+            first[deck] = min(first.get(deck, i), i)
+    seats = len(results[0].names)
+    chips = [0] * seats
+    for k, result in enumerate(results):
+        for i, row in enumerate(result.payoffs):
+            if first[i if orders is None else orders[k][i]] < i:
+                chips = [total + won for total, won in zip(chips, row, strict=True)]
+    return chips
 
 
 def _payoffs_by_deck(

@@ -136,6 +136,9 @@ def summarize(
         "reason": result.reason,
         # rotations played by separate processes (a duplicate match no bot can remember)
         "duplicate_isolated": result.duplicate_isolated,
+        # chips won per seat at the second (or later) dealing of a deck: far above its share
+        # of the chips, a bot whose instances read each other's cards (issue 19)
+        "repeat_chips": list(result.repeat_chips),
         "seats": [
             {
                 "seat": s.seat,

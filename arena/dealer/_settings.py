@@ -134,3 +134,7 @@ class MatchResult:
     reason: str = "completed"
     clocks: list[str] = field(default_factory=list)
     duplicate_isolated: bool = False
+    repeat_chips: list[int] = field(default_factory=list)
+    """Per seat, the chips won at hands that dealt a deck another table had dealt before
+    (a duplicate match; empty otherwise). A bot whose instances read each other's cards
+    wins there far more than at first dealings (issue 19: the check an organiser can run)."""

@@ -87,6 +87,9 @@ class Opponent(Bot):
         return decision.stand_pat() if decision.is_draw else decision.check_or_call()
 
 
+repeat: list[list[int]] = []
+
+
 async def _attack(hands: int) -> tuple[dict[str, int], int]:
     channel = Channel()
     truth: dict[tuple[int, int], tuple[str, ...]] = {}
@@ -97,6 +100,7 @@ async def _attack(hands: int) -> tuple[dict[str, int], int]:
     settings = MatchSettings(config=GameConfig(), hands=2 * hands, seed=7, duplicate=True)
     result = await run_duplicate_match(tables, settings)
     assert result.hands_played == 2 * hands and sum(result.chips_won) == 0
+    repeat.append(result.repeat_chips)
     hits = {
         kind: sum(truth.get(where) == cards for where, cards in guesses.items())
         for kind, guesses in channel.guesses.items()
@@ -112,6 +116,16 @@ async def test_a_live_channel_never_shows_the_hand_in_play() -> None:
     print(f"live channel, 200 hands: live attack {hits['live']}, finished {hits['finished']}")
     assert dealt == 200
     assert hits["live"] == 0
+
+
+@pytest.mark.trio
+async def test_repeat_chips_count_the_second_dealings() -> None:
+    """``repeat_chips``: the chips each seat won at the second dealing of a deck, the
+    organiser's check for a bot reading its partner (zero-sum, and never all of them)."""
+    repeat.clear()
+    await _attack(50)
+    [chips] = repeat
+    assert sum(chips) == 0 and len(chips) == 2
 
 
 @pytest.mark.trio
