@@ -2,7 +2,7 @@
 
 ``GET /`` the page; ``GET /events`` the public channel of a :class:`~arena.web._hub.LiveHub`
 (event ids are sequence numbers; ``Last-Event-ID`` resumes from the backlog). ``GET
-/director`` and ``/director/events`` need ``?token=`` (the token printed at start;
+/director`` and ``/director/events`` need ``?token=`` (the token in the file named at start;
 anything else is 403) and carry every card, each hand's only once it has ended.
 The page is one template with everything inline under a nonce-based CSP; bot names reach
 it only as JSON data put on the page with ``textContent``.
@@ -80,7 +80,11 @@ class LiveApp:
             return
         director = routes[path]
         if director and not self._authorised(scope):
-            await _plain(send, 403, "the director's view needs ?token= (printed at start)")
+            await _plain(
+                send,
+                403,
+                "the director's view needs ?token= (its URL is in the file named at start)",
+            )
             return
         if path.endswith("/events"):
             channel = self.hub.director if director else self.hub.public

@@ -1,6 +1,7 @@
 """``--watch [ADDRESS]`` on ``arena match`` and ``arena tournament run`` (issue 10 item 3):
-127.0.0.1 and a free port unless told, the URL and the director's token printed at start,
-a bad address or a busy port one line before anything plays."""
+127.0.0.1 and a free port unless told, the URL printed and the file that holds the
+director's URL named at start (issue 19 item 9e), a bad address or a busy port one line
+before anything plays."""
 
 from __future__ import annotations
 
