@@ -150,6 +150,7 @@ class SeatCgroup:
         self._seen_pids = 0
         self._files: dict[tuple[str, str], str] = {}  # (controller, file): its path, as text
         self._deciding = 0  # decisions of the seat on the clock now (one per table)
+        self._weight_fd: int | None = None  # its weight file, kept open (see on_clock)
 
     def _file(self, controller: str, name: str) -> str:
         """The path of one of the group's files, joined once (read at every decision:
@@ -200,7 +201,8 @@ class SeatCgroup:
     def on_clock(self, deciding: bool) -> None:
         """A decision of the seat started (True) or ended: while one runs, the seat's group
         weighs :data:`ON_CLOCK_FACTOR` times more. One write when the count leaves or
-        reaches 0, none per reading; never raises (the group may be gone)."""
+        reaches 0, none per reading, on a file kept open (opening it cost 6 of the 7.6 us
+        a decision's two writes took); never raises (the group may be gone)."""
         if _FAIR not in self._dirs:
             return
         before = self._deciding
@@ -208,13 +210,11 @@ class SeatCgroup:
         if (before == 0) == (self._deciding == 0):
             return
         weight = SEAT_CPU_WEIGHT[self.version] * (ON_CLOCK_FACTOR if self._deciding else 1)
-        name = "cpu.shares" if self.version == "v1" else "cpu.weight"
         with contextlib.suppress(OSError):
-            fd = os.open(self._file(_FAIR, name), os.O_WRONLY | os.O_CLOEXEC)
-            try:
-                os.write(fd, str(weight).encode())
-            finally:
-                os.close(fd)
+            if self._weight_fd is None:
+                name = "cpu.shares" if self.version == "v1" else "cpu.weight"
+                self._weight_fd = os.open(self._file(_FAIR, name), os.O_WRONLY | os.O_CLOEXEC)
+            os.pwrite(self._weight_fd, str(weight).encode(), 0)
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files the supervisor writes its pid into."""
@@ -276,6 +276,10 @@ class SeatCgroup:
 
     def remove(self) -> None:
         """Kill what is left and remove the group's folders; never raises."""
+        if self._weight_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._weight_fd)
+            self._weight_fd = None
         self.kill_all()
         for path in self.dirs:
             for _ in range(50):

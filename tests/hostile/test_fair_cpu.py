@@ -283,3 +283,43 @@ async def test_i19_item6_a_launched_bot_weighs_double_only_while_it_decides(
     weight = SEAT_CPU_WEIGHT[group.version]
     assert seen == {weight, 2 * weight}
     assert after == weight
+
+
+@pytest.mark.parametrize("kind", ["v2", "v2-without-cpu", "v1-without-cpu"])
+def test_i19_item6_the_weight_on_either_cgroup_version(monkeypatch, tmp_path, kind):
+    """Item 6: on cgroup v2 the weight is ``cpu.weight`` (100, 200 on the clock) where the
+    arena's group hands ``cpu`` to its children; without the controller (v2 not handing
+    it down, v1 without a ``cpu`` hierarchy) a seat still gets its limits, no weight
+    (a folder tree stands in for the cgroup file systems)."""
+    from arena.dealer import _cgroups
+
+    if kind.startswith("v2"):
+        base = tmp_path / "unified" / "arena.slice"
+        base.mkdir(parents=True)
+        (base / "cgroup.controllers").write_text("cpu memory pids\n")
+        (base / "cgroup.subtree_control").write_text(
+            "memory pids\n" if "without" in kind else "cpu memory pids\n"
+        )
+        mounts, own = {"v2": tmp_path / "unified"}, {"v2": "/arena.slice"}
+    else:
+        mounts = {c: tmp_path / c for c in ("memory", "pids", "cpuacct")}
+        own = {c: "/" for c in mounts}
+        for path in mounts.values():
+            path.mkdir()
+    monkeypatch.setattr(_cgroups, "_mounts", lambda: mounts)
+    monkeypatch.setattr(_cgroups, "_own_paths", lambda: own)
+    group = _cgroups.SeatCgroup.create("fake", memory_mb=64, max_processes=8)
+    if kind == "v2":
+        assert group.version == "v2" and group.cpu_dir is not None
+        weight = group.cpu_dir / "cpu.weight"
+        assert weight.read_text() == "100"
+        group.on_clock(True)
+        assert weight.read_text() == "200"
+        group.on_clock(False)
+        assert weight.read_text() == "100"
+    else:
+        assert group.cpu_dir is None
+        group.on_clock(True)  # nothing to write, nothing raised
+        assert not list(tmp_path.rglob("cpu.weight")) and not list(tmp_path.rglob("cpu.shares"))
+    limit = "memory.max" if group.version == "v2" else "memory.limit_in_bytes"
+    assert (group.dirs[0] / limit).read_text() == str(64 << 20)
