@@ -53,8 +53,10 @@ from arena.dealer._process import (
     describe_exit,
     free_tcp_port,
     limit_command,
+    log_paths,
     parse_command,
-    safe_name,
+    signal_group,
+    stderr_tail,
 )
 from arena.dealer._sandbox import SANDBOX_CHOICES, BotLimits, hides_paths, resolve_sandbox
 from arena.dealer._seat import SeatBrokenError, SeatConnection
@@ -66,7 +68,6 @@ from arena.dealer._seatbox import (
     sweep_leftovers,
 )
 from arena.dealer._settings import STARTUP_TIMEOUT
-from arena.text import escape_untrusted
 
 EXIT_WAIT = 0.5
 """Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
@@ -249,19 +250,8 @@ class LaunchedBot:
             raise BotStartError(f"{self.name}: {why}")
 
     def _prepare_logs(self) -> None:
-        """Set the paths of the bot's stdout and stderr logs; a restart keeps the old ones.
-
-        The logs of the run that died are renamed ``NAME.stderr.N.log`` (N the restart),
-        so the reason a bot crashed survives its restart.
-        """
-        log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{safe_name(self.name)}-"))
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.stdout_log = log_dir / f"{safe_name(self.name)}.stdout.log"
-        self.stderr_log = log_dir / f"{safe_name(self.name)}.stderr.log"
-        if self.restarts:  # keep the logs of the run that died
-            for log in (self.stdout_log, self.stderr_log):
-                if log.exists():
-                    log.rename(log.with_suffix(f".{self.restarts}.log"))
+        """Set the paths of the bot's logs; a restart keeps the old ones (:func:`log_paths`)."""
+        self.stdout_log, self.stderr_log = log_paths(self.log_dir, self.name, self.restarts)
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the process (its log tasks go in ``nursery``) and wait until it is healthy.
@@ -373,16 +363,7 @@ class LaunchedBot:
             raise BotStartError(f"{unhealthy}{await self._stderr_tail()}")
 
     async def _stderr_tail(self, lines: int = 10) -> str:
-        if len(self._logs) < 2:
-            return ""
-        stderr = self._logs[1]
-        if self.process is not None and self.process.poll() is not None:
-            with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
-                await stderr.done.wait()
-        tail = escape_untrusted(stderr.tail_text(lines), keep_newlines=True)
-        # each line quoted, so a bot cannot print a line that looks like the arena's own
-        quoted = "\n".join(f"  | {line}" for line in tail.splitlines())
-        return f"; stderr ends:\n{quoted}" if tail else "; stderr is empty"
+        return await stderr_tail(self._logs, self.process, lines)
 
     # --- BotDriver -------------------------------------------------------------
 
@@ -509,31 +490,8 @@ class LaunchedBot:
             self._release_sandbox()
 
     def _signal(self, signum: int) -> bool:
-        """Signal the bot's process group, even if its leader died (its children may live:
-        ``killpg`` reaches the group while any member does); False if nobody is left.
-
-        Signal 0 only asks whether anyone is left. In a sandbox, SIGTERM goes to the
-        supervisor alone while it runs: it stops the bot (not bubblewrap) and the rest.
-        """
-        process = self.process
-        leader_alive = process is not None and process.poll() is None
-        if self._box is not None and leader_alive and signum == signal.SIGTERM:
-            assert process is not None
-            process.send_signal(signum)
-            return True
-        if self._pgid is not None:
-            try:
-                os.killpg(self._pgid, signum)
-                return True
-            except ProcessLookupError:
-                pass
-            except PermissionError:  # not ours any more: signal only the leader
-                pass
-        if leader_alive and process is not None:
-            if signum:
-                process.send_signal(signum)
-            return True
-        return False
+        """Signal the bot's process group (:func:`signal_group`); False if nobody is left."""
+        return signal_group(self.process, self._pgid, signum, boxed=self._box is not None)
 
     def _release_sandbox(self) -> None:
         """Give back the sandbox's folders, uid and cgroup (and the unix socket's folder)."""

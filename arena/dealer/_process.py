@@ -5,11 +5,13 @@ Nothing here knows about gRPC or matches; :mod:`arena.dealer._launch` puts it to
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
 import signal
 import socket
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -19,6 +21,7 @@ import trio
 from arena.dealer._grpc import BotStartError, GrpcConnection
 from arena.dealer._seat import SeatBrokenError
 from arena.protocol import pb
+from arena.text import escape_untrusted
 
 _TAIL_BYTES = 2000
 _CHUNK = 65536
@@ -156,3 +159,62 @@ class LaunchedConnection:
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+def signal_group(
+    process: trio.Process | None, pgid: int | None, signum: int, *, boxed: bool
+) -> bool:
+    """Signal a bot's process group, even if its leader died (its children may live:
+    ``killpg`` reaches the group while any member does); False if nobody is left.
+
+    Signal 0 only asks whether anyone is left. In a sandbox (``boxed``), SIGTERM goes to
+    the supervisor alone while it runs: it stops the bot (not bubblewrap) and the rest.
+    """
+    leader_alive = process is not None and process.poll() is None
+    if boxed and leader_alive and signum == signal.SIGTERM:
+        assert process is not None
+        process.send_signal(signum)
+        return True
+    if pgid is not None:
+        try:
+            os.killpg(pgid, signum)
+            return True
+        except ProcessLookupError:
+            pass
+        except PermissionError:  # not ours any more: signal only the leader
+            pass
+    if leader_alive and process is not None:
+        if signum:
+            process.send_signal(signum)
+        return True
+    return False
+
+
+async def stderr_tail(logs: Sequence[Log], process: trio.Process | None, lines: int = 10) -> str:
+    """The escaped last ``lines`` of a bot's stderr log, each quoted, for an error."""
+    if len(logs) < 2:
+        return ""
+    stderr = logs[1]
+    if process is not None and process.poll() is not None:
+        with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
+            await stderr.done.wait()
+    tail = escape_untrusted(stderr.tail_text(lines), keep_newlines=True)
+    # each line quoted, so a bot cannot print a line that looks like the arena's own
+    quoted = "\n".join(f"  | {line}" for line in tail.splitlines())
+    return f"; stderr ends:\n{quoted}" if tail else "; stderr is empty"
+
+
+def log_paths(log_dir: Path | None, name: str, restarts: int) -> tuple[Path, Path]:
+    """A bot's stdout and stderr logs in ``log_dir`` (a fresh folder if None).
+
+    After a restart the logs of the run that died are renamed ``NAME.stderr.N.log`` (N
+    the restart), so the reason a bot crashed survives its restart.
+    """
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix=f"arena-{safe_name(name)}-"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    stdout, stderr = (log_dir / f"{safe_name(name)}.{kind}.log" for kind in ("stdout", "stderr"))
+    if restarts:  # keep the logs of the run that died
+        for log in (stdout, stderr):
+            if log.exists():
+                log.rename(log.with_suffix(f".{restarts}.log"))
+    return stdout, stderr
