@@ -83,6 +83,8 @@ async def test_item3_stuck_viewer_does_not_delay_a_300_hand_match():
             while not hub.public.viewers:
                 await trio.sleep(0.01)
             nursery.start_soon(follow, server.url, received, reconnects)
+            while len(hub.public.viewers) < 2:  # the follower too, before hand 1 is public
+                await trio.sleep(0.01)
             hub.match_started("table-1", ["rb", "cs"])
             result = await run_match(drivers, settings, on_hand=on_hand)
             filler = 0
