@@ -27,8 +27,9 @@ import functools
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/opt")
 ARENA_PACKAGE = Path(__file__).resolve().parents[1]
@@ -43,6 +44,34 @@ def python_dirs() -> list[Path]:
     """The interpreter's install and venv folders, and the ``arena`` package folder."""
     found = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent]
     return [*dict.fromkeys(p.resolve() for p in found), ARENA_PACKAGE]
+
+
+def _depth(path: Path) -> int:
+    return len(path.parts)
+
+
+def _system() -> list[Path]:
+    return [Path(name).resolve() for name in SYSTEM_DIRS if Path(name).exists()]
+
+
+def own_folders(bot_dirs: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The bot folders bubblewrap binds as folders of their own (real paths): not inside
+    the system, the Python folders or one another; what a duplicate instance copies."""
+    found: list[Path] = [*_system(), *(Path(os.path.realpath(d)) for d in python_dirs())]
+    own: list[str] = []
+    for folder in sorted({Path(os.path.realpath(d)) for d in bot_dirs}, key=_depth):
+        if folder.exists() and not any(_inside(folder, known) for known in found):
+            found.append(folder)
+            own.append(str(folder))
+    return own
+
+
+def _over_copy(
+    folder: Path, over: Sequence[Path], pythons: set[Path], copies: Mapping[str, str]
+) -> bool:
+    """Whether ``folder``, inside the mounts ``over``, is still bound: a Python folder
+    inside a copied bot folder (left out of the copy, bound from the host)."""
+    return folder in pythons and all(str(known) in copies for known in over)
 
 
 def _system_args() -> list[str]:
@@ -219,6 +248,7 @@ def bwrap_command(
     private_kernel: bool = False,
     writable: Sequence[str | os.PathLike[str]] = (),
     chdir: str = SANDBOX_TMP,
+    copies: Mapping[str, str] = MappingProxyType({}),
 ) -> list[str]:
     """``bwrap ... -- argv``: ``bot_dirs`` read-only, ``socket_dir`` (at ``socket_dest``,
     default its own path) and ``writable`` read-write, ``hidden`` masked.
@@ -228,7 +258,10 @@ def bwrap_command(
     ``seccomp``: load the filter the supervisor compiles (:data:`DENIED_SYSCALLS`) from
     the fd it puts in place of :data:`SECCOMP_FD`. ``tmp_dir``: a host folder (the seat's
     capped tmpfs) mounted as ``/tmp`` instead of a tmpfs of ``tmp_mb``.
-    ``private_kernel``: see the module docstring.
+    ``private_kernel``: see the module docstring. ``copies``: a bot folder (a real path,
+    as :func:`own_folders` names it) -> the folder bound read-only in its place (a
+    duplicate instance's own copy, :mod:`arena.dealer._botcopy`); the Python folders
+    inside it are still bound from the host.
     """
     program = bwrap or shutil.which("bwrap") or "bwrap"
     args = [program, "--die-with-parent", "--new-session"]
@@ -239,17 +272,16 @@ def bwrap_command(
     args += _system_args()
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += _tmp_args(tmp_dir, tmp_mb)
-    system = [Path(name).resolve() for name in SYSTEM_DIRS if Path(name).exists()]
+    pythons, system = {Path(os.path.realpath(d)) for d in python_dirs()}, _system()
     mounted: list[Path] = []
     made: set[Path] = {Path("/"), Path(SANDBOX_TMP)}
-    for folder in sorted(
-        {Path(os.path.realpath(d)) for d in [*python_dirs(), *bot_dirs]},
-        key=lambda p: len(p.parts),
-    ):
-        if any(_inside(folder, known) for known in [*system, *mounted]) or not folder.exists():
+    for folder in sorted(pythons | {Path(os.path.realpath(d)) for d in bot_dirs}, key=_depth):
+        over = [known for known in [*system, *mounted] if _inside(folder, known)]
+        if not folder.exists() or (over and not _over_copy(folder, over, pythons, copies)):
             continue
         mounted.append(folder)
-        args += [*_parents_args(folder, made), "--ro-bind", str(folder), str(folder)]
+        source = copies.get(str(folder), str(folder))
+        args += [*_parents_args(folder, made), "--ro-bind", source, str(folder)]
     if socket_dir is not None and socket_dest is not None:
         dest = Path(socket_dest)
         args += [*_parents_args(dest, made), "--bind", os.path.realpath(socket_dir), str(dest)]

@@ -104,6 +104,8 @@ class LaunchedBot:
     ``max_restarts``: a bot whose process died is started again, at most this many times,
     when the dealer next connects (the logs of each earlier run are kept as
     ``<name>.stderr.<n>.log``), so one crash costs a bot a few hands, not a tournament.
+    ``private_copy`` (duplicate instance k > 0): at L1+ its folders and ``binds`` are a
+    copy of its own, made at each start (no page cache shared: :mod:`~._botcopy`).
     """
 
     def __init__(
@@ -127,6 +129,7 @@ class LaunchedBot:
         limits: BotLimits | None = None,
         hidden_paths: Sequence[str | os.PathLike[str]] = (),
         mount_workdir: bool = True,
+        private_copy: bool = False,
     ) -> None:
         if transport not in ("tcp", "unix"):
             raise ValueError(f"transport must be 'tcp' or 'unix', not {transport!r}")
@@ -142,6 +145,7 @@ class LaunchedBot:
             raise BotStartError(f"{name}: {{port}} in the command needs transport='tcp'")
         self.workdir = workdir
         self.mount_workdir = mount_workdir  # False: workdir only resolves the command's paths
+        self.private_copy = private_copy
         self.env = dict(env or {})
         self.transport = transport
         self.startup_timeout = startup_timeout
@@ -192,6 +196,7 @@ class LaunchedBot:
             env = {**os.environ, **self.env, ADDRESS_ENV: self.address}
             return argv, {**env, PARENT_PID_ENV: str(os.getpid())}, self.workdir
         box = self._box = SeatBox(self.name, self.sandbox_layer, self.limits, self.hidden_paths)
+        box.private_copy = self.private_copy  # a duplicate instance's own folders
         self.address, self._port = box.address(self.transport)
         box.acquire()
         bot_argv = [

@@ -1,6 +1,7 @@
 """What a killed arena process leaves behind: whose it is, whether its owner lives, removal.
 
-Each seat's folders in the temporary folder (``arena-sock-OWNER-*``, ``arena-seat-OWNER-*``)
+Each seat's folders in the temporary folder (``arena-sock-OWNER-*``, ``arena-seat-OWNER-*``,
+a duplicate instance's ``arena-copy-OWNER-*``)
 and cgroups (``arena-OWNER-*``) are named after the process that made them: ``OWNER`` is
 ``<pid>-~<start>.<boot>``, the pid, its start time (clock ticks since boot) and the first
 8 hex digits of the boot id. A pid is reused; the same pid with the same start time in
@@ -25,6 +26,8 @@ import tempfile
 
 SOCKET_PREFIX = "arena-sock-"
 SEAT_PREFIX = "arena-seat-"
+COPY_PREFIX = "arena-copy-"
+"""A duplicate instance's copy of its bot's folders (:mod:`arena.dealer._botcopy`)."""
 _OWNER = re.compile(r"(\d+)-~(\d+)\.([0-9a-f]{8})-")
 _LEGACY = re.compile(r"(\d+)-(?!~)")  # cgroups named before owners had a start time
 
@@ -108,7 +111,7 @@ def remove_tree(path: str) -> None:
 
 
 def sweep_folders(root: str | None = None) -> list[str]:
-    """Remove the socket and seat folders of arena processes that are gone, directly in
+    """Remove the socket, seat and copy folders of arena processes that are gone, directly in
     ``root`` (default: the temporary folder); the paths removed."""
     root = root if root is not None else tempfile.gettempdir()
     euid, removed = os.geteuid(), list[str]()
@@ -117,7 +120,7 @@ def sweep_folders(root: str | None = None) -> list[str]:
     except OSError:
         return removed
     for entry in entries:
-        for prefix in (SOCKET_PREFIX, SEAT_PREFIX):
+        for prefix in (SOCKET_PREFIX, SEAT_PREFIX, COPY_PREFIX):
             if not entry.name.startswith(prefix) or not owner_gone(entry.name[len(prefix) :]):
                 continue
             with contextlib.suppress(OSError):

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
+from arena.dealer._botcopy import FolderCopy
 from arena.dealer._bwrap import (
     DENIED_FCNTL,
     DENIED_SYSCALLS,
@@ -25,6 +26,8 @@ from arena.dealer._bwrap import (
     SECCOMP_RULES,
     args_on_fd,
     bwrap_command,
+    own_folders,
+    python_dirs,
     setpriv_command,
 )
 from arena.dealer._cgroups import SeatCgroup, sweep_groups
@@ -95,8 +98,18 @@ def bot_folders(argv: Sequence[str], workdir: str | os.PathLike[str] | None) -> 
 class SeatBox:
     """The sandbox of one run of one bot at ``layer`` (``L0``, ``L1`` or ``L2``)."""
 
-    def __init__(self, name: str, layer: str, limits: BotLimits, hidden: Sequence[str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        layer: str,
+        limits: BotLimits,
+        hidden: Sequence[str],
+        *,
+        private_copy: bool = False,
+    ) -> None:
         self.name = name
+        self.private_copy = private_copy  # a duplicate instance: its own copy of its folders
+        self.copy: FolderCopy | None = None
         self.layer = layer
         self.limits = limits
         self.hidden = [str(h) for h in hidden]
@@ -190,9 +203,20 @@ class SeatBox:
             if folder is not None:
                 remove_tree(folder)  # never through a link the bot planted
         self.private_dir = self.socket_dir = None
+        if self.copy is not None:
+            self.copy.release()
+            self.copy = None
         if self.uid is not None:
             self.uid.release()
             self.uid = None
+
+    def _copy_folders(self, bot_dirs: Sequence[str | os.PathLike[str]]) -> None:
+        """A duplicate instance's own copy of its folders (:mod:`arena.dealer._botcopy`):
+        no page of them is shared with its other instances (issue 19 item 1)."""
+        if not self.private_copy or self.copy is not None:
+            return
+        skip = [os.path.realpath(p) for p in [*self.hidden, *map(str, python_dirs())]]
+        self.copy = FolderCopy.create(self.name, own_folders(bot_dirs), skip)
 
     # --- the command -------------------------------------------------------------
 
@@ -256,10 +280,13 @@ class SeatBox:
         if self.layer in ("L1", "L2"):
             if self.uid is not None:
                 inner = setpriv_command(inner, self.uid.uid)
+            bot_dirs = [*bot_folders(argv, workdir), *self.limits.binds]
+            self._copy_folders(bot_dirs)
             inner, bwrap_args = args_on_fd(
                 bwrap_command(
                     inner,
-                    bot_dirs=[*bot_folders(argv, workdir), *self.limits.binds],
+                    bot_dirs=bot_dirs,
+                    copies=self.copy.copies if self.copy is not None else {},
                     socket_dir=self.socket_dir,
                     socket_dest=SANDBOX_SOCKET_DIR,
                     tmp_mb=self.limits.tmp_mb,
@@ -271,6 +298,9 @@ class SeatBox:
                     private_kernel=True,
                 )
             )
+        mounted = self.folder is not None and self.folder.mounted
+        copy_top = self.copy.top if self.copy is not None else None
+        copied = self.copy is not None and self.copy.mounted
         config = {
             "argv": inner,
             "env": env,
@@ -283,8 +313,8 @@ class SeatBox:
             # what the supervisor removes itself if the arena dies first
             "leftovers": {
                 "cgroups": [str(p) for p in self.cgroup.dirs] if self.cgroup is not None else [],
-                "folders": [f for f in (top, self.private_dir) if f is not None],
-                "mounts": [top] if self.folder is not None and self.folder.mounted else [],
+                "folders": [f for f in (top, self.private_dir, copy_top) if f is not None],
+                "mounts": [m for m, on in ((top, mounted), (copy_top, copied)) if on and m],
             },
             # the supervisor compiles the filter and hands bubblewrap its fd (audit F1)
             "seccomp": {"syscalls": DENIED_SYSCALLS, "fcntl": DENIED_FCNTL, "rules": SECCOMP_RULES}

@@ -1,0 +1,132 @@
+"""A duplicate instance's own copy of its bot's folders (issue 19 item 1): fresh inodes
+(so no page cache shared with its other instances), nothing the original did not show."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.dealer import _botcopy, _bwrap, _leftovers
+from arena.dealer._botcopy import CopyTooLargeError, FolderCopy
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    bot = tmp_path / "bot"
+    (bot / "sub").mkdir(parents=True)
+    (bot / "bot.py").write_text("print('hi')")
+    (bot / "model.bin").write_bytes(os.urandom(3 << 20))
+    (bot / "sub" / "weights").write_bytes(b"w" * 5000)
+    (bot / "suid").write_text("x")
+    (bot / "suid").chmod(0o4755)
+    (tmp_path / "secret").write_text("the host's")
+    (bot / "out").symlink_to(tmp_path / "secret")
+    os.mkfifo(bot / "fifo")
+    (bot / "runs").mkdir()
+    (bot / "runs" / "events.jsonl").write_text("hole cards")
+    return bot
+
+
+def _copy(folder: Path, **kwargs) -> FolderCopy:
+    return FolderCopy.create("bot", [str(folder)], [str(folder / "runs")], **kwargs)
+
+
+def test_i19_1_the_copy_has_fresh_inodes_and_the_same_bytes(folder: Path) -> None:
+    """Item 1: every file of the copy is a new inode (its own page cache), same content."""
+    copy = _copy(folder)
+    try:
+        target = Path(copy.copies[str(folder)])
+        for name in ("bot.py", "model.bin", "sub/weights"):
+            assert (target / name).read_bytes() == (folder / name).read_bytes()
+            mine, theirs = (target / name).stat(), (folder / name).stat()
+            assert (mine.st_dev, mine.st_ino) != (theirs.st_dev, theirs.st_ino)
+    finally:
+        copy.release()
+    assert not os.path.exists(copy.top)
+
+
+def test_i19_1_the_copy_follows_no_link_and_shows_nothing_new(folder: Path) -> None:
+    """Item 1: a link is copied as a link (never what it points at), a FIFO is left out
+    (the copy does not block on it), set-id bits go, masked paths are empty mount points."""
+    copy = _copy(folder)
+    try:
+        target = Path(copy.copies[str(folder)])
+        assert (target / "out").is_symlink()
+        assert os.readlink(target / "out") == os.readlink(folder / "out")
+        assert not (target / "fifo").exists() and not (target / "fifo").is_symlink()
+        assert not (target / "suid").stat().st_mode & stat.S_ISUID
+        assert stat.S_IMODE((target / "suid").stat().st_mode) == 0o755
+        assert (target / "runs").is_dir() and list((target / "runs").iterdir()) == []
+    finally:
+        copy.release()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root the copy is a read-only tmpfs")
+def test_i19_1_as_root_the_copy_is_a_read_only_tmpfs_of_its_own(folder: Path) -> None:
+    """Item 1: no one (root included) writes the copy once made, and it keeps owners."""
+    os.chown(folder / "bot.py", 1234, 1234)
+    copy = _copy(folder)
+    try:
+        assert copy.mounted
+        target = Path(copy.copies[str(folder)])
+        assert (target / "bot.py").stat().st_uid == 1234
+        assert os.statvfs(target).f_flag & os.ST_RDONLY
+        with pytest.raises(OSError):
+            (target / "new").write_text("x")
+    finally:
+        copy.release()
+    assert not os.path.exists(copy.top)
+
+
+def test_i19_1_a_folder_over_the_cap_is_refused_with_a_clear_message(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 1: a folder larger than the cap is refused before anything is copied."""
+    monkeypatch.setattr(_botcopy, "COPY_LIMIT_MB", 2)
+    before = set(os.listdir(folder.parent))
+    with pytest.raises(CopyTooLargeError, match=r"its folders hold 3 MB.* at most 2 MB"):
+        _copy(folder)
+    assert set(os.listdir(folder.parent)) == before
+
+
+def test_i19_1_a_single_file_bind_is_copied(folder: Path) -> None:
+    """Item 1: a ``binds`` entry may be one file (a model elsewhere): copied too."""
+    copy = FolderCopy.create("bot", [str(folder / "model.bin")], [])
+    try:
+        target = Path(copy.copies[str(folder / "model.bin")])
+        assert (
+            target.name == "model.bin"
+            and target.read_bytes() == (folder / "model.bin").read_bytes()
+        )
+    finally:
+        copy.release()
+
+
+def test_i19_1_a_dead_owners_copy_is_swept(tmp_path: Path) -> None:
+    """Item 1: a copy left by a killed arena process is removed by the next one's sweep;
+    a live owner's is kept."""
+    gone = tmp_path / f"{_leftovers.COPY_PREFIX}999999999-~1.{_leftovers._boot_id()}-x"
+    mine = tmp_path / f"{_leftovers.COPY_PREFIX}{_leftovers.owner_tag()}-y"
+    for path in (gone, mine):
+        (path / "0").mkdir(parents=True)
+    assert _leftovers.sweep_folders(str(tmp_path)) == [str(gone)]
+    assert mine.exists() and not gone.exists()
+
+
+def test_i19_1_bubblewrap_binds_the_copy_in_place_of_the_folder(folder: Path) -> None:
+    """Item 1: the copy is bound read-only at the folder's own path; a Python folder
+    inside the copied one is still bound from the host, after it."""
+    python = Path(sys.prefix).resolve()  # the venv
+    argv = _bwrap.bwrap_command(["x"], bot_dirs=[folder], copies={str(folder): "/copy/0"})
+    at = argv.index(str(folder))
+    assert argv[at - 2 : at] == ["--ro-bind", "/copy/0"]
+    assert _bwrap.own_folders([folder, folder / "sub", python]) == [str(folder)]
+    outer = python.parent
+    argv = _bwrap.bwrap_command(["x"], bot_dirs=[outer], copies={str(outer): "/copy/0"})
+    assert argv.index(str(python)) > argv.index(str(outer))
+    plain = _bwrap.bwrap_command(["x"], bot_dirs=[outer])
+    assert str(python) not in plain  # no copy: the outer bind holds it, as before
