@@ -14,7 +14,7 @@ import socket
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 import trio
 
@@ -25,6 +25,7 @@ from arena.text import escape_untrusted
 
 _TAIL_BYTES = 2000
 _CHUNK = 65536
+DRAIN_PAUSE = 1.0  # past a log's cap: one chunk read (and dropped) per pause
 
 
 def free_tcp_port(host: str = "127.0.0.1") -> int:
@@ -80,40 +81,47 @@ def safe_name(name: str) -> str:
 
 
 class Log:
-    """Copies one pipe into a file capped at ``limit`` bytes, keeping a short tail in memory."""
+    """Copies one pipe into a file capped at ``limit`` bytes, keeping a short tail in memory.
+
+    Past the cap it reads one chunk per ``DRAIN_PAUSE`` and drops it (issue 19, audit item
+    6): reading a flood as fast as a bot writes it cost the arena about a core. Closing the
+    pipe would cost nothing too, but kill an honest bot that logs a little per decision
+    once a long match adds up to the cap; throttled, a flooding bot blocks in its own
+    ``write`` and an honest one never notices (64 KB a second, and the pipe's buffer).
+    """
 
     def __init__(self, path: Path, limit: int) -> None:
         self.path = path
         self.limit = limit
         self.tail = b""
+        self.read_bytes = 0
         self.done = trio.Event()
 
     async def copy(self, stream: trio.abc.ReceiveStream) -> None:
         """Copy until EOF or the stream is closed; never raises (but Cancelled)."""
+        file: BinaryIO | None
         try:
             file = self.path.open("wb", buffering=0)
         except OSError:
             file = None  # no log, but keep draining, or the bot blocks on a full pipe
-        written = 0
         try:
             while True:
+                if self.read_bytes >= self.limit:
+                    await trio.sleep(DRAIN_PAUSE)
                 try:
                     chunk = await stream.receive_some(_CHUNK)
                 except (trio.ClosedResourceError, trio.BrokenResourceError):
                     break
                 if not chunk:
                     break
+                logged, self.read_bytes = self.read_bytes, self.read_bytes + len(chunk)
                 self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
-                if file is None or written >= self.limit:
-                    continue
-                part = chunk[: self.limit - written]
-                written += len(part)
-                try:
-                    file.write(part)
-                    if written >= self.limit:
-                        file.write(f"\n[arena: log truncated at {self.limit} bytes]\n".encode())
-                except OSError:  # disk full or gone: stop logging, keep draining
-                    written = self.limit
+                if logged < self.limit:
+                    file = _write_log(file, chunk[: self.limit - logged])
+                    if self.read_bytes >= self.limit:
+                        _write_log(
+                            file, f"\n[arena: log truncated at {self.limit} bytes]\n".encode()
+                        )
         finally:
             if file is not None:
                 file.close()
@@ -122,6 +130,18 @@ class Log:
     def tail_text(self, lines: int = 10) -> str:
         text = self.tail.decode("utf-8", "replace").rstrip()
         return "\n".join(text.splitlines()[-lines:])
+
+
+def _write_log(file: BinaryIO | None, data: bytes) -> BinaryIO | None:
+    """``data`` into the log; None from then on if the disk is full or gone."""
+    if file is None or not data:
+        return file
+    try:
+        file.write(data)
+    except OSError:
+        file.close()
+        return None
+    return file
 
 
 class ExitExplainer(Protocol):
