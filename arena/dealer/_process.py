@@ -132,7 +132,7 @@ class Log:
         return "\n".join(text.splitlines()[-lines:])
 
 
-def _write_log(file: BinaryIO | None, data: bytes) -> BinaryIO | None:
+def _write_log(file: BinaryIO | None, data: bytes | bytearray) -> BinaryIO | None:
     """``data`` into the log; None from then on if the disk is full or gone."""
     if file is None or not data:
         return file
