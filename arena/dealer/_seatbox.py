@@ -312,7 +312,9 @@ class SeatBox:
             "signal_exit_codes": self.layer in ("L1", "L2"),
             # what the supervisor removes itself if the arena dies first
             "leftovers": {
-                "cgroups": [str(p) for p in self.cgroup.dirs] if self.cgroup is not None else [],
+                "cgroups": [str(p) for p in self.cgroup.leftover_dirs]
+                if self.cgroup is not None
+                else [],
                 "folders": [f for f in (top, self.private_dir, copy_top) if f is not None],
                 "mounts": [m for m, on in ((top, mounted), (copy_top, copied)) if on and m],
             },
