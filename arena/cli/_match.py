@@ -431,9 +431,7 @@ async def _run(
         async with contextlib.AsyncExitStack() as stack:
             tables = []  # one set of bot instances per rotation with --duplicate (issue 9)
             for k in range(len(specs) if settings.duplicate else 1):
-                copies = [
-                    spec if k == 0 else spec.renamed(f"{spec.name}.{k + 1}") for spec in specs
-                ]
+                copies = [spec.instance(k) for spec in specs]  # k > 0: own folder copies
                 options = {key: value for key, value in limits.items() if value is not None}
                 opened = await open_drivers(
                     copies, stack, log_dir=folder / "bots", startup_timeout=startup_timeout,

@@ -133,7 +133,7 @@ class WorkerBots:
             await self.release([name])
 
     async def _start(self, spec: MatchSpec, bot: Any, k: int) -> None:
-        copy = bot if k == 0 else bot.renamed(f"{bot.name}.{k + 1}")
+        copy = bot.instance(k)
         base = spec.context.get("log_dir")
         context = spec.driver_context(log_dir=None if base is None else f"{base}/{self._name}")
         earlier = self._stopped.pop((bot.name, k), None)

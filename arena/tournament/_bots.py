@@ -88,6 +88,8 @@ class BotSpec:
     limits: BotLimits | None = field(default=None, hash=False)
     folder: Path | None = None
     problem: str | None = field(default=None, compare=False)
+    private_copy: bool = field(default=False, compare=False)
+    """Instance k > 0 of a duplicate deal: at L1+ its folders are a copy of its own."""
 
     @property
     def command(self) -> str | None:
@@ -108,6 +110,14 @@ class BotSpec:
     def renamed(self, name: str) -> BotSpec:
         """The same bot under another name."""
         return dataclasses.replace(self, name=name)
+
+    def instance(self, k: int) -> BotSpec:
+        """Its instance for rotation ``k`` of a duplicate deal: itself for 0, else named
+        ``NAME.k+1`` with a copy of its folders of its own (its other instances run at
+        the same time: no page cache shared with them, issue 19 item 1)."""
+        if k == 0:
+            return self
+        return dataclasses.replace(self, name=f"{self.name}.{k + 1}", private_copy=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The tournament-file keys of this bot, as stored (and compared on resume)."""

@@ -99,6 +99,7 @@ def open_builtin_bot(
             sandbox=options.get("sandbox", "auto"),
             limits=getattr(spec, "limits", None),
             hidden_paths=options.get("hidden_paths", ()),
+            private_copy=getattr(spec, "private_copy", False),
         )
     raise NoDriverError(
         f"bot {spec.name!r}: no plugin drives bots of kind {spec.kind!r} "

@@ -236,7 +236,7 @@ class LiveBots:
         instances = self._open.setdefault(name, [])
         k = len(instances)
         entry = self._config.bot(name)
-        copy = entry if k == 0 else entry.renamed(f"{name}.{k + 1}")
+        copy = entry.instance(k)
         opened = (
             self._opener(copy)
             if self._opener is not None

@@ -4,7 +4,10 @@ read-only (a "model" in the bot's own folder), read by timing page faults (minco
 fadvise and RWF_NOWAIT are denied; ``madvise(MADV_RANDOM)`` and a clock are not), and
 recognise the partner's finished decks from the *draw* (no showdown used). Issue 19 item
 1 asks that a bot with a live channel knows its opponent's cards no more often than
-chance; on d63a72e it knows the opponent's dealt hand in ~85 of 200 hands.
+chance; on d63a72e it knew the opponent's dealt hand in ~85 of 200 hands (88 and 90
+at L2 and L1 on 898c51b). Each duplicate instance k > 0 now reads its own copy of its
+folder (:mod:`arena.dealer._botcopy`): 0 of 200, no record intact. The same channel
+through the shared runtime (``/usr``) is still open: ``open/test_audit19_usr_pagecache.py``.
 
 The bot (bots/a19_pagecache.py) reports ``VERDICT GUESS <table hand> <cards>``; the test
 scores the guesses against the referee's events.jsonl.
@@ -23,10 +26,10 @@ import pytest
 
 import arena
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent / "open"))
 from a19_score import score
 
-BOTS = Path(__file__).parents[1] / "bots"
+BOTS = Path(__file__).parent / "bots"
 ROOT = Path(arena.__file__).resolve().parents[1]
 
 
