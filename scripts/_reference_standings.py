@@ -22,9 +22,9 @@ from arena.ratings import (
     pairwise_results,
 )
 from arena.stats import WinRate, win_rate
+from arena.store._store import MatchRow
 from arena.tournament import Standings
 from arena.tournament._standings import Standing
-from arena.tournament._store import MatchRow
 
 Matrix = list[list[float]]
 _Z95 = 1.959963984540054

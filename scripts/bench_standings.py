@@ -156,7 +156,7 @@ def time_cold(path: Path, repeats: int) -> tuple[float, float]:
 
 def time_parts(path: Path, repeats: int) -> tuple[float, float]:
     """The cold read (SQLite rows and unit chips into per-row sums) and the refit from those."""
-    from arena.tournament._columns import ColumnsCache
+    from arena.store._columns import ColumnsCache
     from arena.tournament._standings import _standings_of
 
     with Store.open(path, create=False) as store, store._read() as db:

@@ -22,8 +22,8 @@ from rich.text import Text
 from arena.cli._rating_systems import pick_system, ranked, stored_pair_results
 from arena.plugins import RatingSystem
 from arena.ratings import bounded_rating, check_rating_setting
+from arena.store._db import is_url
 from arena.tournament import Standings, Store, StoreError, TournamentConfig, compute_standings
-from arena.tournament._db import is_url
 from arena.tournament._standings import StandingsRefresher, open_reader, stored_anchor
 
 DEFAULT_DATABASE = Path("arena-data/arena.db")

@@ -46,12 +46,12 @@ from typing import IO, Any
 
 import trio
 
+from arena.store._schema import StoreError
 from arena.text import escape_untrusted
 from arena.tournament import Job, MatchOutcome, MatchSpec, TournamentError
 from arena.tournament._budget import LOOKAHEAD, BudgetStats, PoolPlan, bound_for, counts
 from arena.tournament._errors import expected_error
 from arena.tournament._not_started import start_note
-from arena.tournament._schema import StoreError
 
 MAX_ATTEMPTS = 3
 """Times a match is given to a worker before a worker dying on it stops the tournament."""

@@ -1,5 +1,13 @@
-"""Tournaments, persistence and standings (layer 4)."""
+"""Tournaments: configuration, formats, scheduling, standings, and the runner that
+records each match in :mod:`arena.store` (which it re-exports for older imports).
 
+It may import the dealer, the store and every lower layer; never the executors, the
+server, the web views or the command line."""
+
+from arena.store._schema import NOT_STARTED as NOT_STARTED
+from arena.store._schema import AlreadyRecorded as AlreadyRecorded
+from arena.store._schema import StoreError as StoreError
+from arena.store._store import Store as Store
 from arena.tournament._bots import BotSpec as BotSpec
 from arena.tournament._bots import BotSpecError as BotSpecError
 from arena.tournament._bots import make_bot as make_bot
@@ -36,15 +44,11 @@ from arena.tournament._play import play_match as play_match
 from arena.tournament._runner import Progress as Progress
 from arena.tournament._runner import run_tournament as run_tournament
 from arena.tournament._scheduled import ScheduledMatch as ScheduledMatch
-from arena.tournament._schema import NOT_STARTED as NOT_STARTED
-from arena.tournament._schema import AlreadyRecorded as AlreadyRecorded
-from arena.tournament._schema import StoreError as StoreError
+from arena.tournament._seat_results import seat_results as seat_results
 from arena.tournament._standings import Standing as Standing
 from arena.tournament._standings import Standings as Standings
 from arena.tournament._standings import compute_standings as compute_standings
 from arena.tournament._standings import game_type_of as game_type_of
-from arena.tournament._store import Store as Store
-from arena.tournament._store import seat_results as seat_results
 
 __all__ = [
     "MANIFEST",

@@ -32,14 +32,15 @@ from typing import Any
 import trio
 
 from arena.ratings import EloSystem, bounded_rating
+from arena.store import AlreadyRecorded, RatingUpdate, Store
+from arena.store._schema import RatingReader
 from arena.text import escape_untrusted
 from arena.tournament._config import TournamentConfig
 from arena.tournament._errors import TournamentError
 from arena.tournament._executor import MatchOutcome, MatchSpec
 from arena.tournament._not_started import record_not_started
-from arena.tournament._schema import RatingReader
+from arena.tournament._seat_results import seat_results
 from arena.tournament._standings import match_results
-from arena.tournament._store import AlreadyRecorded, RatingUpdate, Store, seat_results
 
 _Done = tuple[Any, MatchOutcome | None]
 """A match recorded and waiting for its turn to be rated: (match, its outcome), or

@@ -35,8 +35,8 @@ from arena.dealer import (
 )
 from arena.engine import GameConfig
 from arena.ratings import DEFAULT_ANCHOR_RATING, DEFAULT_K_FACTOR, DEFAULT_START_RATING
+from arena.store._db import redact
 from arena.tournament._bots import BUILTIN_KINDS, REMOTE, BotSpec
-from arena.tournament._db import redact
 from arena.tournament._drivers import DriverContext
 from arena.tournament._scheduled import ScheduledMatch
 

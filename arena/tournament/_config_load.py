@@ -18,6 +18,7 @@ from typing import Any
 from arena.dealer import SANDBOX_CHOICES, OnFaultLimit
 from arena.engine import MAX_CHIPS, ConfigError, GameConfig
 from arena.ratings import check_k_factor, check_rating_setting
+from arena.store._db import is_url
 from arena.tournament import _bounds
 from arena.tournament._bots import NAME, BotSpec, BotSpecError, bot_from_fields
 from arena.tournament._bounds import BoundError
@@ -30,7 +31,6 @@ from arena.tournament._config import (
     _check_field,
 )
 from arena.tournament._config_scale import parse_scale
-from arena.tournament._db import is_url
 from arena.tournament._limits import parse_limits
 
 

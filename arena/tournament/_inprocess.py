@@ -24,6 +24,7 @@ from typing import Any
 import trio
 
 from arena.dealer import BotDriver, BotStartError
+from arena.store._schema import StoreError
 from arena.tournament._bots import REMOTE
 from arena.tournament._budget import LOOKAHEAD, BudgetStats
 from arena.tournament._config import TournamentConfig
@@ -35,7 +36,6 @@ from arena.tournament._instances import Instances, rotations_needed
 from arena.tournament._livebots import LiveBots
 from arena.tournament._not_started import error_tail, start_note
 from arena.tournament._play import play_match
-from arena.tournament._schema import StoreError
 
 
 class InProcessExecutor:

@@ -2,7 +2,7 @@
 
 A league of 200 student bots must go on when one of them cannot start (a missing
 package, a crash at import). Its matches are recorded with ``reason =``
-:data:`~arena.tournament._schema.NOT_STARTED`: no hands, the missing bot's seat
+:data:`~arena.store._schema.NOT_STARTED`: no hands, the missing bot's seat
 ``forfeited``, so the leaderboard's fit counts a loss for it (as for a bot absent at
 the end of a cut-short match) and it cannot rank above the bots that play. Live Elo
 is left alone: it follows played matches only, and a forfeit may yet be replaced.
@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from arena.store._schema import NOT_STARTED, SeatResult
+from arena.store._store import Store
 from arena.text import escape_untrusted
 from arena.tournament._config import TournamentConfig
-from arena.tournament._schema import NOT_STARTED, SeatResult
-from arena.tournament._store import Store
 
 TAIL_CHARS = 300
 """How much of a start-up error (often a bot's stderr) a note shows."""

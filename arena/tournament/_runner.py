@@ -22,6 +22,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.dealer import MatchResult
+from arena.store._lock import hold_tournament
+from arena.store._owner import check_free, claim, same_settings
+from arena.store._store import Store
 from arena.tournament._bots import REMOTE
 from arena.tournament._commit import Committer
 from arena.tournament._config import TournamentConfig, TournamentConfigError
@@ -29,12 +32,9 @@ from arena.tournament._errors import TournamentError
 from arena.tournament._executor import DriverOpener, Executor, Job, MatchOutcome, match_spec
 from arena.tournament._formats import build_schedule
 from arena.tournament._inprocess import InProcessExecutor
-from arena.tournament._lock import hold_tournament
-from arena.tournament._owner import check_free, claim, same_settings
 from arena.tournament._play import HandFinished, MatchStarted
 from arena.tournament._scheduled import ScheduledMatch
 from arena.tournament._standings import game_type_of
-from arena.tournament._store import Store
 
 MatchFinished = Callable[[str, MatchResult], None]
 """``on_match_finished(match_id, result)``: the match is over and committed."""
@@ -162,7 +162,7 @@ async def run_tournament(
     each match start, each hand and each committed match.
 
     The whole run holds the database's and the records folder's locks
-    (:mod:`arena.tournament._lock`): a second process is refused, never let in.
+    (:mod:`arena.store._lock`): a second process is refused, never let in.
     """
     with hold_tournament(config.name, str(store.path), config.output / config.name):
         observers = Observers(

@@ -9,7 +9,7 @@ Computed from the store alone, so ``arena ratings`` shows the same figures as th
 of a tournament, across every tournament recorded for a game type. A league (200 bots,
 20,000 matches of 100 blocks: two million units) is read straight into numpy columns,
 summed per row (:class:`arena.ratings.UnitSummary`) and kept between refits
-(:mod:`arena.tournament._columns`): ``scripts/bench_standings.py``.
+(:mod:`arena.store._columns`): ``scripts/bench_standings.py``.
 
 The live leaderboard refits on a worker thread (:class:`StandingsRefresher`), so the
 dealer's Trio loop never waits for a refit.
@@ -37,11 +37,11 @@ from arena.ratings import (
     pairwise_results,
 )
 from arena.stats import WinRate
-from arena.tournament._columns import MatchColumns, columns_cache
+from arena.store._columns import MatchColumns, columns_cache
+from arena.store._db import is_url
+from arena.store._schema import StoreError
+from arena.store._store import MatchRow, Store
 from arena.tournament._config import Ratings
-from arena.tournament._db import is_url
-from arena.tournament._schema import StoreError
-from arena.tournament._store import MatchRow, Store
 
 
 def absent_losses(bots: list[str], absent: set[str]) -> list[PairResult]:
@@ -213,7 +213,7 @@ def compute_standings(
     """The leaderboard of a game type from every stored match (or one tournament's).
 
     The first call on a :class:`Store` reads every match; later calls on it read only
-    the matches recorded since (:class:`~arena.tournament._columns.ColumnsCache`), so
+    the matches recorded since (:class:`~arena.store._columns.ColumnsCache`), so
     the live leaderboard's refits cost the fit, not the read. An ``anchor`` with no
     match here is not pinned (``Standings.anchor`` is then ``None``). Raises
     :class:`StoreError` naming the file when the database cannot be read.

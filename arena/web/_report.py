@@ -22,10 +22,10 @@ from urllib.parse import quote
 
 import jinja2
 
+from arena.store._store import MatchRow
 from arena.text import escape_untrusted
 from arena.tournament import Store
 from arena.tournament._standings import Standings, standings_from_rows, stored_anchor
-from arena.tournament._store import MatchRow
 from arena.web._svg import Cell, Interval, Series, forest_plot, heatmap, line_chart
 
 ELO_CHECKPOINTS = 30

@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "stats": 1,
     "ratings": 1,
     "protocol": 2,
+    "store": 2,
     "sdk": 3,
     "policies": 3,
     "dealer": 4,

@@ -14,8 +14,8 @@ from arena.cli._app import _register
 from arena.cli._rating_systems import ranked, stored_pair_results
 from arena.plugins import get_plugin_manager, hookimpl
 from arena.ratings import IncrementalElo, PairResult, Rating
+from arena.store._schema import SeatResult
 from arena.tournament import Store
-from arena.tournament._schema import SeatResult
 
 _register()
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.store._columns import columns_cache
+from arena.store._schema import NOT_STARTED
 from arena.tournament import Store, compute_standings
-from arena.tournament._columns import columns_cache
-from arena.tournament._schema import NOT_STARTED
 from arena.tournament._standings import open_reader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -186,7 +186,7 @@ def test_a_placeholder_changed_in_place_goes_back_to_its_place(league: League) -
 
 def test_reading_in_chunks_gives_the_same_bits(league: League, monkeypatch) -> None:
     """The read goes a few hundred matches at a time; 7 at a time gives exactly the same."""
-    import arena.tournament._columns as columns
+    import arena.store._columns as columns
 
     for k in range(0, 12, 3):
         with Store.open(league.path) as store:

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from arena.store._intlists import parse_int_lists as _parse_int_lists
+from arena.store._intlists import parse_joined_lists
 from arena.tournament import Store, compute_standings
-from arena.tournament._intlists import parse_int_lists as _parse_int_lists
-from arena.tournament._intlists import parse_joined_lists
 from arena.tournament._standings import standings_from_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -180,7 +180,7 @@ def test_the_store_is_read_in_aggregate_rows_and_parsed_without_json(tmp_path: P
     The mixed database's keys ("m0", "m1", "m10", ...) sort unlike their ids, so a scan in
     key order (the tournament index) would be caught and read again row by row.
     """
-    import arena.tournament._intlists as intlists
+    import arena.store._intlists as intlists
 
     def refuse(texts):
         raise AssertionError("the slow parser was used")

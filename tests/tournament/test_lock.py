@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from test_runner import write_tournament
 
-from arena.tournament import TournamentError
-from arena.tournament._lock import InUseError, hold
+from arena.store import StoreError
+from arena.store._lock import InUseError, hold
 
 GATED = Path(__file__).resolve().parent / "bots" / "gated.py"
 
@@ -120,4 +120,4 @@ def test_the_lock_is_exclusive_and_released(tmp_path: Path) -> None:
         pass
     with hold(lock, what="folder x", info={}):
         pass
-    assert issubclass(InUseError, TournamentError)
+    assert issubclass(InUseError, StoreError)

@@ -345,7 +345,7 @@ def test_each_match_s_seat_figures_are_computed_once(tmp_path: Path, monkeypatch
     import json
 
     import arena.dealer._records as records
-    import arena.tournament._schema as schema
+    import arena.tournament._seat_results as schema
 
     calls: list[str] = []
     original = records.seat_summaries

@@ -24,8 +24,8 @@ from postgres import postgres_server, store_url  # noqa: F401 (fixtures)
 
 import arena
 from arena.dealer import FaultRecord, MatchResult
-from arena.tournament._schema import APPLICATION_ID, SCHEMA_VERSION
-from arena.tournament._store import (
+from arena.store._schema import APPLICATION_ID, SCHEMA_VERSION
+from arena.store._store import (
     AlreadyRecorded,
     BotFaults,
     RatingUpdate,
@@ -34,8 +34,8 @@ from arena.tournament._store import (
     StoreError,
     TournamentExists,
     UnknownMatch,
-    seat_results,
 )
+from arena.tournament import seat_results
 
 REPO = Path(arena.__file__).resolve().parents[1]
 
@@ -372,8 +372,8 @@ class TestQueries:
 CHILD = textwrap.dedent(
     """
     import sys, time
-    import arena.tournament._writer as writer_module
-    from arena.tournament._store import RatingUpdate, SeatResult, Store
+    import arena.store._writer as writer_module
+    from arena.store._store import RatingUpdate, SeatResult, Store
 
     path, hang_after = sys.argv[1], int(sys.argv[2])
     store = Store.open(path)
@@ -523,10 +523,10 @@ class TestCrashSafety:
 
 def test_store_readers_delegate_their_sql_to_the_queries_module() -> None:
     """Every Store method that reads (``self._read()``) runs no SQL itself: it calls one
-    function of arena.tournament._queries, so the read queries live in one module."""
+    function of arena.store._queries, so the read queries live in one module."""
     import ast
 
-    source = (REPO / "arena" / "tournament" / "_store.py").read_text()
+    source = (REPO / "arena" / "store" / "_store.py").read_text()
     store = next(
         node
         for node in ast.parse(source).body
@@ -551,8 +551,8 @@ class TestNotStarted:
         """A NOT_STARTED forfeit is listed for resume, a played result replaces its rows in
         one transaction (never the other way round), and the cached standings columns then
         equal a fresh read (the placeholder is re-read)."""
+        from arena.store._columns import columns_cache, read_columns, snapshot
         from arena.tournament import NOT_STARTED, compute_standings
-        from arena.tournament._columns import columns_cache, read_columns, snapshot
 
         tournament_id = store.create_tournament("t", "{}", schedule_rows(3))
         first, second, _third = store.schedule(tournament_id)

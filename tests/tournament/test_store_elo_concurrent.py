@@ -23,9 +23,9 @@ import trio
 from postgres import postgres_server  # noqa: F401 (fixture)
 from test_executor import write
 
+from arena.store._store import RatingUpdate, SeatResult
 from arena.tournament import Store, game_type_of, load_tournament, run_tournament
 from arena.tournament._runner import prepare
-from arena.tournament._store import RatingUpdate, SeatResult
 
 
 @pytest.mark.parametrize("database", ["postgresql", "sqlite"])

@@ -4,7 +4,7 @@ postmaster and its backends: a hung host or a network partition look the same to
 The store's connections have ``connect_timeout=10`` but no ``statement_timeout``, no
 ``tcp_user_timeout``/keepalives: a write waits for ever (over TCP, until the kernel gives
 up, about 2 hours), and the coordinator hangs with nothing said. Expected: one line
-within a bounded time (arena.tournament._db.DEADLINE; the 60 s bound here only turns a hang into a failure).
+within a bounded time (arena.store._db.DEADLINE; the 60 s bound here only turns a hang into a failure).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.store._db import redact, scrub
 from arena.tournament import parse_tournament
-from arena.tournament._db import redact, scrub
 
 URLS = [
     "postgresql://arena:se#cret1@127.0.0.1/league",

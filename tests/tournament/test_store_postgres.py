@@ -26,6 +26,9 @@ from test_runner import write_tournament
 import arena
 from arena.cli import cli
 from arena.cli._app import _register
+from arena.store._db import redact, scrub
+from arena.store._lock import InUseError, hold_tournament
+from arena.store._schema import POSTGRES_MARK, SCHEMA_VERSION
 from arena.tournament import (
     NOT_STARTED,
     Store,
@@ -34,9 +37,6 @@ from arena.tournament import (
     load_tournament,
     run_tournament,
 )
-from arena.tournament._db import redact, scrub
-from arena.tournament._lock import InUseError, hold_tournament
-from arena.tournament._schema import POSTGRES_MARK, SCHEMA_VERSION
 
 _register()
 
@@ -206,7 +206,7 @@ HOLDER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from arena.tournament import Store
-    from arena.tournament._lock import hold_tournament
+    from arena.store._lock import hold_tournament
 
     store = Store.open(sys.argv[1])
     with hold_tournament("league", store.path, Path(sys.argv[2])):

@@ -17,8 +17,8 @@ from pathlib import Path
 import trio
 from test_executor import write
 
+from arena.store._schema import SCHEMA_VERSION
 from arena.tournament import Store, game_type_of, load_tournament, run_tournament
-from arena.tournament._schema import SCHEMA_VERSION
 
 MORE_BOTS = """
 [[bots]]

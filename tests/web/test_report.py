@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from arena.cli._app import _register, cli
 from arena.dealer import FaultRecord
+from arena.store._store import RatingUpdate, SeatResult
 from arena.tournament import Store, compute_standings
-from arena.tournament._store import RatingUpdate, SeatResult
 from arena.web._report import ReportError, ReportRequest, render_report, replay_link, write_report
 
 HOSTILE = "<script>alert(1)</script>"

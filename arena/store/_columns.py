@@ -23,10 +23,10 @@ from numpy.typing import NDArray
 
 from arena.ratings import MARGIN_SCALE_MBB, UnitSummary, UnitTable
 from arena.ratings._summary import take_rows
-from arena.tournament._db import DATA_ERRORS, Connection, begin_read, joined
-from arena.tournament._intlists import parse_int_lists, parse_joined_lists
-from arena.tournament._schema import NOT_STARTED
-from arena.tournament._store import MatchRow, Store
+from arena.store._db import DATA_ERRORS, Connection, begin_read, joined
+from arena.store._intlists import parse_int_lists, parse_joined_lists
+from arena.store._schema import NOT_STARTED
+from arena.store._store import MatchRow, Store
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]

@@ -1,6 +1,6 @@
 """Whose records folder this is: a stamp written once, checked by every run and resume.
 
-The lock (:mod:`arena.tournament._lock`) keeps two *live* runs apart; it says nothing
+The lock (:mod:`arena.store._lock`) keeps two *live* runs apart; it says nothing
 once a tournament has finished. A second database whose tournament has the same name
 and output would then play into the finished tournament's folder and replace its
 records. So when a tournament is created, ``<output>/<name>/.owner`` is written once,
@@ -17,9 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from arena.tournament._db import is_url
-from arena.tournament._errors import TournamentError
-from arena.tournament._schema import TournamentRow
+from arena.store._db import is_url
+from arena.store._schema import ClaimError, TournamentRow
 
 OWNER_FILE = ".owner"
 _NOT_RECORDS = {".lock", OWNER_FILE}
@@ -30,18 +29,18 @@ def _identity(row: TournamentRow) -> dict[str, Any]:
 
 
 def _read(records: Path) -> dict[str, Any] | None:
-    """The stamp, ``None`` if there is none; an unreadable one is a TournamentError."""
+    """The stamp, ``None`` if there is none; an unreadable one is a ClaimError."""
     path = records / OWNER_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:
-        raise TournamentError(
+        raise ClaimError(
             f"{path}: unreadable owner stamp ({error}); move the folder away"
         ) from None
     if not isinstance(data, dict):
-        raise TournamentError(f"{path}: unreadable owner stamp; move the folder away")
+        raise ClaimError(f"{path}: unreadable owner stamp; move the folder away")
     return data
 
 
@@ -52,12 +51,12 @@ def _has_records(records: Path) -> bool:
         return False
 
 
-def _refusal(records: Path, owner: dict[str, Any] | None, database: str) -> TournamentError:
+def _refusal(records: Path, owner: dict[str, Any] | None, database: str) -> ClaimError:
     if owner is None:
         whose = "records of a tournament that no database here has stamped"
     else:
         whose = f"the records of tournament {owner.get('tournament')!r} of {owner.get('database')}"
-    return TournamentError(
+    return ClaimError(
         f"records folder {records} holds {whose}; {database} may not write there: "
         "give this tournament another name or another tournament.output"
     )
@@ -91,7 +90,7 @@ def claim(records: Path, row: TournamentRow, database: str) -> None:
     except FileExistsError:
         claim(records, row, database)
     except OSError as error:
-        raise TournamentError(f"{path}: cannot write the owner stamp: {error.strerror}") from None
+        raise ClaimError(f"{path}: cannot write the owner stamp: {error.strerror}") from None
 
 
 def _portable(data: dict[str, Any]) -> dict[str, Any]:

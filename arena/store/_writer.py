@@ -1,7 +1,7 @@
 """Writing one finished match: the rows :meth:`Store.record_match` commits at once.
 
 Each function runs inside the caller's write transaction (``BEGIN IMMEDIATE``) and never
-commits, so a match is stored whole or not at all (:mod:`arena.tournament._store`).
+commits, so a match is stored whole or not at all (:mod:`arena.store._store`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.tournament._db import Connection
-from arena.tournament._schema import (
+from arena.store._db import Connection
+from arena.store._schema import (
     NOT_STARTED,
     AlreadyRecorded,
     RatingUpdate,

@@ -19,12 +19,11 @@ It also holds the records that go in and come out of :class:`~arena.tournament.S
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from arena.dealer import MatchResult, SeatSummary, seat_summaries
-from arena.tournament._db import Connection, PgConnection, begin_write
+from arena.store._db import Connection, PgConnection, begin_write
 
 APPLICATION_ID = 0x4152_4E41
 """``PRAGMA application_id`` of an arena database ("ARNA")."""
@@ -291,6 +290,11 @@ class AlreadyRecorded(StoreError):
         self.match_id = match_id
 
 
+class ClaimError(StoreError):
+    """A database or records folder that another process or tournament holds, or whose
+    lock or owner stamp cannot be read or written; the message says what to do."""
+
+
 class TournamentExists(StoreError):
     """:meth:`Store.create_tournament` was given a name that is taken."""
 
@@ -415,34 +419,3 @@ class BotFaults:
     sat_out: int
     forfeited: int
     reasons: dict[str, int] = field(compare=False)
-
-
-def seat_results(
-    result: MatchResult,
-    *,
-    duplicate_block: int = 1,
-    seats: Sequence[SeatSummary] | None = None,
-) -> list[SeatResult]:
-    """The seats of a dealer :class:`~arena.dealer.MatchResult` as :class:`SeatResult` s.
-
-    ``seats``: the :func:`arena.dealer.seat_summaries` already computed for this result
-    (:attr:`arena.dealer.MatchRecorder.seats`), so a match's figures are computed once;
-    without them they are computed here, units cut into blocks of ``duplicate_block``
-    hands exactly as ``result.json`` cuts them.
-    """
-    if seats is None:
-        # the big blind only scales mbb/hand, which a SeatResult does not keep
-        seats = seat_summaries(result, 1, duplicate_block=duplicate_block)
-    return [
-        SeatResult(
-            bot=summary.name,
-            seat=summary.seat,
-            chips=summary.chips_won,
-            hands=summary.hands,
-            faults=summary.faults,
-            sat_out=summary.sat_out,
-            forfeited=summary.forfeited,
-            unit_chips=summary.units,
-        )
-        for summary in seats
-    ]

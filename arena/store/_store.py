@@ -1,7 +1,7 @@
 """Persistence: bots, tournaments, matches, per-seat results and rating history.
 
 By default one SQLite file, no server; a ``postgresql://`` URL instead names a
-PostgreSQL database that the machines of a league share (:mod:`arena.tournament._db`:
+PostgreSQL database that the machines of a league share (:mod:`arena.store._db`:
 the same tables, the same transactions and errors). Each finished match is committed in one transaction together with
 its seat results, faults and rating updates (or, ``rated = 0``, with its ratings in a
 later one, :meth:`Store.rate_match`), so after ``kill -9`` a match is either all
@@ -14,8 +14,8 @@ cache, before ``COMMIT`` returns); ``FULL`` also fsyncs the WAL at every commit,
 recorded match survives a power cut or kernel crash too. That is one fsync per match,
 which is nothing next to the match itself.
 
-The queries behind the readers are in :mod:`arena.tournament._queries`, the rows a
-match writes in :mod:`arena.tournament._writer`; this module opens the file and owns
+The queries behind the readers are in :mod:`arena.store._queries`, the rows a
+match writes in :mod:`arena.store._writer`; this module opens the file and owns
 the lock and the transactions. Every method is synchronous and short (one small
 transaction). A :class:`Store` may be shared between threads, e.g. called through
 ``trio.to_thread.run_sync``; a lock serialises the calls. Another process may open the same file: writers wait up to
@@ -37,9 +37,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from arena.tournament import _db, _queries, _writer
-from arena.tournament._db import Connection
-from arena.tournament._schema import (
+from arena.store import _db, _queries, _writer
+from arena.store._db import Connection
+from arena.store._schema import (
     AlreadyRecorded,
     BotFaults,
     MatchRow,
@@ -56,9 +56,8 @@ from arena.tournament._schema import (
     UnknownMatch,
     migrate,
     read_version,
-    seat_results,
 )
-from arena.tournament._writer import get_field, now
+from arena.store._writer import get_field, now
 
 Updates = Sequence[RatingUpdate | tuple[str, str, str, float, float]]
 """Rating updates as :class:`RatingUpdate` s or plain tuples."""
@@ -83,7 +82,6 @@ __all__ = [
     "TournamentExists",
     "TournamentRow",
     "UnknownMatch",
-    "seat_results",
 ]
 
 

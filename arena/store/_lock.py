@@ -37,11 +37,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.tournament import _db
-from arena.tournament._errors import TournamentError
+from arena.store import _db
+from arena.store._schema import ClaimError
 
 
-class InUseError(TournamentError):
+class InUseError(ClaimError):
     """Another process holds the lock; the message names it and what to do."""
 
 
@@ -83,7 +83,7 @@ def hold(path: Path, *, what: str, info: Mapping[str, Any]) -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as error:
-        raise TournamentError(f"{path}: cannot create the lock file: {error.strerror}") from None
+        raise ClaimError(f"{path}: cannot create the lock file: {error.strerror}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -118,7 +118,7 @@ def hold_advisory(name: str, database: str) -> Iterator[None]:
     try:
         connection = _db.connect(_db.connection_url(database), application_name=label)
     except _db.DatabaseError as error:
-        raise TournamentError(f"{database}: cannot take the tournament's lock: {error}") from None
+        raise ClaimError(f"{database}: cannot take the tournament's lock: {error}") from None
     key = _db.lock_key(f"arena:tournament:{name}")
     try:
         (locked,) = connection.execute("SELECT pg_try_advisory_lock(?)", (key,)).fetchone()
@@ -131,7 +131,7 @@ def hold_advisory(name: str, database: str) -> Iterator[None]:
             )
         yield
     except _db.DatabaseError as error:
-        raise TournamentError(f"{database}: the tournament's lock: {error}") from None
+        raise ClaimError(f"{database}: the tournament's lock: {error}") from None
     finally:
         connection.close()  # ending the session releases the lock
 

@@ -3,7 +3,7 @@
 Each function takes an open connection and runs inside the store's read lock
 (:meth:`Store._read`), so a caller that needs several reads in one snapshot can pass
 the same connection; none of them writes. Rows come back as the frozen records of
-:mod:`arena.tournament._schema`. The writes are in :mod:`arena.tournament._writer`.
+:mod:`arena.store._schema`. The writes are in :mod:`arena.store._writer`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import math
 from typing import Any
 
 from arena.ratings import bounded_rating
-from arena.tournament._db import Connection
-from arena.tournament._schema import (
+from arena.store._db import Connection
+from arena.store._schema import (
     NOT_STARTED,
     BotFaults,
     MatchRow,

@@ -11,7 +11,7 @@ module by name (:func:`begin_write`, :func:`begin_read`, :func:`joined`).
 psycopg is imported only when a URL is opened: SQLite users never need it, and a
 missing psycopg is one line saying which extra to install. A URL may carry a password;
 :func:`redact` gives the name shown in messages and stored with a tournament, and only
-:func:`connection_url` (for the tournament's advisory lock, :mod:`arena.tournament._lock`)
+:func:`connection_url` (for the tournament's advisory lock, :mod:`arena.store._lock`)
 gets the full URL back, from this process's memory.
 """
 
