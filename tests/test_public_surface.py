@@ -124,7 +124,9 @@ PUBLIC = {
         "Executor", "InProcessExecutor", "Job", "MatchOutcome", "MatchSpec", "match_spec",
         "play_match",
         # issue 13 item 4: bot folders (a bot.toml says how to build and run the bot)
-        "MANIFEST", "BuildError", "Manifest", "ManifestError", "build_folder", "load_manifest"
+        "MANIFEST", "BuildError", "Manifest", "ManifestError", "build_folder", "load_manifest",
+        # issue 20 item 2: a tournament run as one object, and what it is given
+        "Session", "SessionResult", "LivePage", "RemoteSeats"
     },
     "arena.executors": {
         "MAX_ATTEMPTS", "ProcessExecutor", "WORKER_COMMAND", "executor_for",

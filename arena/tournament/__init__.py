@@ -40,11 +40,15 @@ from arena.tournament._formats import ScheduleStats as ScheduleStats
 from arena.tournament._formats import build_schedule as build_schedule
 from arena.tournament._formats import schedule_statistics as schedule_statistics
 from arena.tournament._inprocess import InProcessExecutor as InProcessExecutor
+from arena.tournament._live import LivePage as LivePage
 from arena.tournament._play import play_match as play_match
 from arena.tournament._runner import Progress as Progress
 from arena.tournament._runner import run_tournament as run_tournament
 from arena.tournament._scheduled import ScheduledMatch as ScheduledMatch
 from arena.tournament._seat_results import seat_results as seat_results
+from arena.tournament._session import RemoteSeats as RemoteSeats
+from arena.tournament._session import Session as Session
+from arena.tournament._session import SessionResult as SessionResult
 from arena.tournament._standings import Standing as Standing
 from arena.tournament._standings import Standings as Standings
 from arena.tournament._standings import compute_standings as compute_standings
@@ -64,6 +68,7 @@ __all__ = [
     "InProcessExecutor",
     "Job",
     "LeasableDriver",
+    "LivePage",
     "Manifest",
     "ManifestError",
     "MatchOutcome",
@@ -71,8 +76,11 @@ __all__ = [
     "NoDriverError",
     "Progress",
     "Ratings",
+    "RemoteSeats",
     "ScheduleStats",
     "ScheduledMatch",
+    "Session",
+    "SessionResult",
     "Standing",
     "Standings",
     "Store",
