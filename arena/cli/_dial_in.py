@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -29,6 +29,9 @@ from arena.server import (
     ServerSettings,
     open_arena_server,
 )
+
+if TYPE_CHECKING:
+    from arena.tournament import RemoteSeats
 
 REMOTE_KIND = "remote"
 
@@ -180,7 +183,7 @@ def remote_opener(server: ArenaServer | None, opener: Opener) -> Opener:
     return open_entry
 
 
-def waiting_line(names: Sequence[str], server: ArenaServer | None) -> str:
+def waiting_line(names: Sequence[str], server: RemoteSeats | None) -> str:
     """What the console says while nothing can be played: who is not connected, and where."""
     where = f" to dial in to {server.address}" if server is not None else ""
     return f"waiting for: {', '.join(names)}{where}"

@@ -23,8 +23,8 @@ from arena.cli._rating_systems import pick_system, ranked, stored_pair_results
 from arena.plugins import RatingSystem
 from arena.ratings import bounded_rating, check_rating_setting
 from arena.store._db import is_url
-from arena.tournament import Standings, Store, StoreError, TournamentConfig, compute_standings
-from arena.tournament._standings import StandingsRefresher, open_reader, stored_anchor
+from arena.tournament import Standings, Store, StoreError, compute_standings
+from arena.tournament._standings import stored_anchor
 
 DEFAULT_DATABASE = Path("arena-data/arena.db")
 
@@ -175,21 +175,6 @@ def los_table(standings: Standings, *, width: int = 80) -> RichTable:
         header="LOS",
         width=width,
     )
-
-
-def live_standings(config: TournamentConfig, game_type: str) -> StandingsRefresher:
-    """The live leaderboard's refits, on a worker thread with its own read connection."""
-
-    def compute(reader: Store) -> Standings:
-        return compute_standings(
-            reader,
-            game_type,
-            tournament=config.name,
-            anchor=config.ratings.anchor,
-            anchor_rating=config.ratings.anchor_rating,
-        )
-
-    return StandingsRefresher(compute, lambda: open_reader(config.database))
 
 
 def _rating_option(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import click
-import pluggy
 import trio
 from rich.console import Console, Group
 from rich.live import Live
@@ -18,29 +17,27 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.cli._bots import build_folder_bots
-from arena.cli._dial_in import DialIn, open_dial_in, remote_names, remote_opener, waiting_line
+from arena.cli._dial_in import DialIn, open_dial_in, waiting_line
 from arena.cli._errors import one_line, user_errors
-from arena.cli._ratings import live_standings, standings_table
+from arena.cli._ratings import standings_table
 from arena.cli._replays import write_tournament_replays
-from arena.cli._watch import follow_standings, live_view, watch_option, with_hub
+from arena.cli._watch import live_view, watch_option
 from arena.executors import open_executor
 from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
 from arena.tournament import (
     BotSpec,
-    Executor,
     Progress,
+    Session,
+    SessionResult,
     Standings,
     Store,
     StoreError,
     TournamentConfig,
     TournamentConfigError,
     TournamentError,
-    compute_standings,
     game_type_of,
     load_tournament,
-    run_tournament,
 )
-from arena.tournament._standings import StandingsRefresher
 
 
 def _plugin_manager(no_plugins: bool):
@@ -97,108 +94,81 @@ def _play_tournament(
     dial_in: DialIn | None = None,
 ) -> tuple[Standings, Progress]:
     """:func:`play_tournament`, also returning the run's progress (for the exit status);
-    ``dial_in`` serves the remote bots (``arena serve``)."""
+    ``dial_in`` serves the remote bots (``arena serve``). The :class:`Session` owns every
+    part of the run; this only hands it the plugins, the executor, the server and the
+    page it asks for, and prints."""
     pm = _plugin_manager(no_plugins)
-    game_type = game_type_of(config.game)
     for note in config.executor_notes():
         console.print(f"note: {one_line(note)}", markup=False, highlight=False)
     if not config.in_process and watch is not None:  # hands are played elsewhere
         console.print(f"note: {_where(config)}: {WORKERS_NOTE}", markup=False)
-    with contextlib.ExitStack() as done:
-        try:  # Ray: connected before the store is touched, so a failure records nothing
-            executor = done.enter_context(open_executor(config))
-        except TournamentError as error:
-            raise click.ClickException(str(error)) from None
-        try:  # resume never creates a database: a missing one is a wrong path
-            store = done.enter_context(Store.open(config.database, create=not resume))
-        except StoreError as error:
-            raise click.ClickException(str(error)) from None
-        # refits run on their own thread with their own read connection: the dealer never waits
-        refresher = done.enter_context(live_standings(config, game_type))
-        progress = _play_live(
-            config,
-            store,
-            pm,
-            refresher,
-            resume=resume,
-            console=console,
-            watch=watch,
-            dial_in=dial_in,
-            executor=executor,
-        )
-        for note in write_tournament_replays(config.output / config.name):
-            console.print(note, markup=False, highlight=False)
-        overall = compute_standings(
-            store,
-            game_type,
-            anchor=config.ratings.anchor,
-            anchor_rating=config.ratings.anchor_rating,
-        )
-        pm.hook.arena_tournament_finished(name=config.name, standings=list(overall.rows))
-        console.print(_recorded_line(config, progress), markup=False, highlight=False)
-        return overall, progress
+    board = _Board(config, console)
+
+    def finished(result: SessionResult) -> None:
+        pm.hook.arena_tournament_finished(name=result.name, standings=list(result.standings.rows))
+
+    session = Session(
+        config,
+        resume=resume,
+        executor=open_executor(config),  # Ray: connected before the store is touched
+        observers=tournament_observers(pm),
+        on_progress=board.show,
+        on_finished=finished,
+        open_driver=_opener(pm, config),
+        dial_in=lambda names: open_dial_in(dial_in or _NO_DIAL_IN, names, console),
+        live_page=lambda: live_view(watch, config.name, console),
+        replays=write_tournament_replays,
+    )
+    result = board.play(session)
+    for note in result.replay_notes:
+        console.print(note, markup=False, highlight=False)
+    console.print(_recorded_line(config, result.progress), markup=False, highlight=False)
+    return result.standings, result.progress
 
 
-def _play_live(
-    config: TournamentConfig,
-    store: Store,
-    pm: pluggy.PluginManager,
-    refresher: StandingsRefresher,
-    *,
-    resume: bool,
-    console: Console,
-    watch: str | None = None,
-    dial_in: DialIn | None = None,
-    executor: Executor | None = None,
-) -> Progress:
-    """Play the tournament (on ``executor``) under a live progress bar and leaderboard;
-    notes print above it. After each match the leaderboard asks ``refresher`` for a refit
-    and shows the latest one it has, so the dealer never waits for a fit. ``watch`` serves
-    the live page too."""
-    game_type, remote, server = game_type_of(config.game), remote_names(config.bots), None
-    waiting: list[list[str]] = [[]]
-    with Live(
-        Text("starting bots..."), console=console, transient=True, refresh_per_second=4
-    ) as live:
+class _Board:
+    """The terminal's live view of a session: notes, "waiting for" lines, the progress bar
+    and the latest standings (refitted on the session's thread: the dealer never waits)."""
 
-        def on_progress(progress: Progress) -> None:
-            for note in progress.notes:
-                console.print(f"note: {one_line(note)}", markup=False, highlight=False)
-            progress.notes = []
-            if progress.waiting_for != waiting[0]:
-                waiting[0] = list(progress.waiting_for)
-                if waiting[0]:
-                    console.print(waiting_line(waiting[0], server), markup=False, highlight=False)
-            if progress.done:
-                refresher.request()  # returns at once; the newest request wins
-            live.update(_leaderboard(config.name, game_type, progress, refresher.latest))
+    def __init__(self, config: TournamentConfig, console: Console) -> None:
+        self.config, self.console = config, console
+        self.session: Session | None = None
+        self.live: Live | None = None
+        self.waiting: list[str] = []
 
-        async def play() -> Progress:
-            nonlocal server
-            async with (
-                open_dial_in(dial_in or _NO_DIAL_IN, remote, console) as server,
-                live_view(watch, config.name, console) as hub,
-                trio.open_nursery() as aside,
-            ):
-                if hub is not None:  # the page gets each refit as soon as it is done
-                    aside.start_soon(follow_standings, hub, lambda: refresher.latest)
-                try:
-                    return await run_tournament(
-                        config,
-                        store,
-                        resume=resume,
-                        on_progress=on_progress,
-                        open_driver=remote_opener(server, _opener(pm, config)),
-                        executor=executor,
-                        **with_hub(tournament_observers(pm), hub),
-                    )
-                finally:
-                    aside.cancel_scope.cancel()
+    def play(self, session: Session) -> SessionResult:
+        """Drive ``session`` (whose ``on_progress`` is :meth:`show`) under the live view."""
+        self.session = session
 
-        try:
-            return trio.run(play)
-        except (TournamentError, StoreError) as error:
-            raise click.ClickException(str(error)) from None
+        async def drive() -> SessionResult:
+            async with session:
+                return await session.play()
+
+        with Live(
+            Text("starting bots..."), console=self.console, transient=True, refresh_per_second=4
+        ) as self.live:
+            try:
+                return trio.run(drive)
+            except (TournamentError, StoreError) as error:
+                raise click.ClickException(str(error)) from None
+
+    def show(self, progress: Progress) -> None:
+        """``on_progress``: print what is new, redraw the bar and the leaderboard."""
+        say = partial(self.console.print, markup=False, highlight=False)
+        for note in progress.notes:
+            say(f"note: {one_line(note)}")
+        progress.notes = []
+        if progress.waiting_for != self.waiting:
+            self.waiting = list(progress.waiting_for)
+            if self.waiting:
+                server = self.session.remote_seats if self.session is not None else None
+                say(waiting_line(self.waiting, server))
+        if self.live is not None and self.session is not None:
+            game_type = game_type_of(self.config.game)
+            board = _leaderboard(
+                self.config.name, game_type, progress, self.session.latest_standings
+            )
+            self.live.update(board)
 
 
 def _where(config: TournamentConfig) -> str:

@@ -13,15 +13,14 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import click
-import trio
 from rich.console import Console
 
+from arena.tournament._live import follow_standings as follow_standings  # the page's refits
 from arena.web import AddressError, LiveHub, is_loopback, parse_address, watching
 
 DEFAULT_WATCH = "127.0.0.1"
@@ -114,46 +113,3 @@ def _director_file(url: str) -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def with_hub(observers: dict[str, Callable[..., Any]], hub: LiveHub | None) -> dict[str, Any]:
-    """The tournament's callbacks, each also feeding ``hub`` (match id = table id)."""
-    if hub is None:
-        return observers
-    plugin_started = observers.get("on_match_started")
-    plugin_hand = observers.get("on_hand")
-    plugin_finished = observers.get("on_match_finished")
-
-    def on_match_started(match_id: str, names: Any, settings: Any) -> None:
-        hub.match_started(match_id, names)
-        if plugin_started is not None:
-            plugin_started(match_id, names, settings)
-
-    def on_hand(match_id: str, number: int, hand: Any, seats: Any, names: Any) -> None:
-        hub.hand_finished(match_id, number, hand, seats, names)
-        if plugin_hand is not None:
-            plugin_hand(match_id, number, hand, seats, names)
-
-    def on_match_finished(match_id: str, result: Any) -> None:
-        rows = [
-            {"name": name, "chips_won": won}
-            for name, won in zip(result.names, result.chips_won, strict=False)
-        ]
-        hub.match_finished(match_id, rows)
-        if plugin_finished is not None:
-            plugin_finished(match_id, result)
-
-    return observers | {
-        "on_match_started": on_match_started,
-        "on_hand": on_hand,
-        "on_match_finished": on_match_finished,
-    }
-
-
-async def follow_standings(hub: LiveHub, latest: Callable[[], Any], *, every: float = 1.0) -> None:
-    """Publish each new leaderboard the refresher's thread computes (read, never waited for)."""
-    while True:
-        standings = latest()
-        if standings is not None:
-            hub.standings(standings.rows)  # the hub skips one it already sent
-        await trio.sleep(every)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-import arena.cli._ratings as cli_ratings
 import arena.cli._tournament as cli_tournament
+import arena.tournament._live as live
+import arena.tournament._session as session
 from arena.plugins import get_plugin_manager, hookimpl
 from arena.tournament import load_tournament
 from arena.tournament._standings import StandingsRefresher
@@ -54,7 +55,7 @@ def test_hands_go_on_being_played_while_a_refit_is_slow(tmp_path: Path, monkeypa
     pm = get_plugin_manager(autoload=False)
     pm.register(counter)
     monkeypatch.setattr(cli_tournament, "_plugin_manager", lambda no_plugins: pm)
-    real = cli_ratings.compute_standings
+    real = live.compute_standings
     during: list[int] = []
 
     def slow_refit(store, game_type, *, tournament=None, **options):
@@ -66,8 +67,8 @@ def test_hands_go_on_being_played_while_a_refit_is_slow(tmp_path: Path, monkeypa
             during.append(counter.hands - start)
         return real(store, game_type, tournament=tournament, **options)
 
-    monkeypatch.setattr(cli_ratings, "compute_standings", slow_refit)
-    monkeypatch.setattr(cli_tournament, "compute_standings", slow_refit)
+    monkeypatch.setattr(live, "compute_standings", slow_refit)  # the session's live refits
+    monkeypatch.setattr(session, "compute_standings", slow_refit)  # its final standings
     console = Console(file=io.StringIO(), width=100)
     standings = cli_tournament.play_tournament(
         load_tournament(path), resume=False, no_plugins=True, console=console
