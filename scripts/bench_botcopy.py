@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from arena.dealer._botcopy import FolderCopy
+from arena.sandbox._botcopy import FolderCopy
 
 
 def _folder(mb: int) -> Path:

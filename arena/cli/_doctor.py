@@ -13,8 +13,8 @@ import os
 import click
 
 from arena.dealer import SANDBOX_CHOICES, SandboxError, check_layers, resolve_sandbox
-from arena.dealer._protections import check_protections
-from arena.dealer._sandbox import check_seat_groups
+from arena.sandbox._protections import check_protections
+from arena.sandbox._sandbox import check_seat_groups
 from arena.text import escape_untrusted
 
 PROTECTS = {

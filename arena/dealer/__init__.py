@@ -5,11 +5,6 @@ from arena.dealer._answers import MAX_STALE as MAX_STALE
 from arena.dealer._bridge import call_soon as call_on_grpc_loop
 from arena.dealer._bridge import run_on_loop as run_on_grpc_loop
 from arena.dealer._bridge import trio_pusher as trio_pusher
-from arena.dealer._buildbox import BuildFailed as BuildFailed
-from arena.dealer._buildbox import BuildLimits as BuildLimits
-from arena.dealer._buildbox import build_layer as build_layer
-from arena.dealer._buildbox import run_build as run_build
-from arena.dealer._buildtree import find_special_file as find_special_file
 from arena.dealer._deal import DEAL_KEY_ENV as DEAL_KEY_ENV
 from arena.dealer._deal import DealKeyError as DealKeyError
 from arena.dealer._deal import check_deal_key as check_deal_key
@@ -29,13 +24,6 @@ from arena.dealer._records import MatchRecorder as MatchRecorder
 from arena.dealer._records import SeatSummary as SeatSummary
 from arena.dealer._records import seat_summaries as seat_summaries
 from arena.dealer._records import summarize as summarize
-from arena.dealer._sandbox import SANDBOX_CHOICES as SANDBOX_CHOICES
-from arena.dealer._sandbox import BotLimits as BotLimits
-from arena.dealer._sandbox import LayerCheck as LayerCheck
-from arena.dealer._sandbox import SandboxError as SandboxError
-from arena.dealer._sandbox import check_layers as check_layers
-from arena.dealer._sandbox import resolve_sandbox as resolve_sandbox
-from arena.dealer._sandbox import sandbox_of as sandbox_of
 from arena.dealer._seat import BotDriver as BotDriver
 from arena.dealer._seat import LocalBot as LocalBot
 from arena.dealer._seat import LocalConnection as LocalConnection
@@ -55,6 +43,18 @@ from arena.dealer._settings import MatchResult as MatchResult
 from arena.dealer._settings import MatchSettings as MatchSettings
 from arena.dealer._settings import OnFaultLimit as OnFaultLimit
 from arena.dealer._settings import with_seed as with_seed
+from arena.sandbox import SANDBOX_CHOICES as SANDBOX_CHOICES
+from arena.sandbox import BotLimits as BotLimits
+from arena.sandbox import BuildFailed as BuildFailed
+from arena.sandbox import BuildLimits as BuildLimits
+from arena.sandbox import LayerCheck as LayerCheck
+from arena.sandbox import SandboxError as SandboxError
+from arena.sandbox import build_layer as build_layer
+from arena.sandbox import check_layers as check_layers
+from arena.sandbox import find_special_file as find_special_file
+from arena.sandbox import resolve_sandbox as resolve_sandbox
+from arena.sandbox import run_build as run_build
+from arena.sandbox import sandbox_of as sandbox_of
 
 __all__ = [
     "ACTION_TIMEOUT",

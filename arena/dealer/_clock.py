@@ -9,7 +9,7 @@ in-process policy) keeps the wall clock. Both probes are optional and called thr
 ``getattr``, so every :class:`~arena.dealer.BotDriver` works.
 
 A CPU-clocked driver may be told when each decision starts and ends (``on_clock(bool)``:
-a launched bot's seat weighs double while it decides, :mod:`arena.dealer._cgroups`).
+a launched bot's seat weighs double while it decides, :mod:`arena.sandbox._cgroups`).
 
 A driver may also say that the seat's cgroup recorded a breach (``limit_breach()``:
 ``"MEMORY_LIMIT"`` or ``"PROCESS_LIMIT"``); :func:`breach_fault` turns one into the

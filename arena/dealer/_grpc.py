@@ -42,6 +42,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.dealer import _bridge, _wakeups
 from arena.dealer._seat import MalformedStreamError, RateLimitedError, SeatBrokenError
 from arena.protocol import pb
+from arena.sandbox._errors import BotStartError as BotStartError
 from arena.text import escape_untrusted
 
 PLAY_METHOD = "/arena.v1.Bot/Play"
@@ -63,10 +64,6 @@ async def _close_open_bots() -> None:
 
 
 _bridge.add_shutdown_hook(_close_open_bots)
-
-
-class BotStartError(SeatBrokenError):
-    """A bot never became ready: its process exited, or it never answered the health check."""
 
 
 class _End:

@@ -5,14 +5,13 @@ or a free TCP port on 127.0.0.1) and tells the bot in two ways: the environment 
 ``ARENA_BOT_ADDRESS`` and the placeholders ``{address}`` and ``{port}`` in its command.
 It then waits for the bot's health check, failing fast (with the escaped tail of the
 bot's stderr) if the process exits first. A TCP endpoint must then be served by the
-launched process tree alone (:mod:`arena.dealer._endpoint`).
+launched process tree alone (:mod:`arena.sandbox._endpoint`).
 
-``sandbox`` (:mod:`arena.dealer._sandbox`) is resolved at start: ``off`` runs the
-command itself, as before issue 9; at ``L0`` and up the arena runs the supervisor
-(:mod:`arena.dealer._supervisor`), which sets the rlimits of :class:`BotLimits` (and
-``memory_limit_mb`` / ``cpu_seconds``: address space, CPU time) on itself, starts the bot
-(in bubblewrap at L1+, as the seat's uid and in its cgroup at L2) and kills every
-descendant when it stops (:mod:`arena.dealer._seatbox` builds all that).
+``sandbox`` is resolved at start: ``off`` runs the command itself; at ``L0`` and up
+:mod:`arena.sandbox` builds the supervisor's command (:mod:`arena.sandbox._seatbox`),
+which sets the rlimits, starts the bot (in bubblewrap at L1+, as the seat's uid and in
+its cgroups at L2) and kills every descendant when it stops. This module is the dealer's
+side: it asks the sandbox for a started process and its address, then speaks gRPC.
 
 The child is started with ``trio.lowlevel.open_process`` (``subprocess`` underneath:
 never ``os.fork``, which hangs with gRPC running, and no ``preexec_fn``) in a new
@@ -20,9 +19,8 @@ session; stopping it (SIGTERM, a grace period, SIGKILL) reaches its process grou
 it is always waited for. Its stdout and stderr are copied into capped log files.
 
 A launched bot can tell when the arena is gone: its stdin is a pipe the arena never
-writes to (end-of-file means the arena died), and at ``off``/``L0``
-``ARENA_PARENT_PID`` holds the arena's pid (not inside L1's PID namespace, where that
-pid means nothing). The SDK and the Node example bot stop on either sign.
+writes to (end-of-file means the arena died), and at ``off``/``L0`` ``ARENA_PARENT_PID``
+holds the arena's pid. The SDK and the Node example bot stop on either sign.
 
 A launched bot needs an owner for its process and log tasks: use
 ``async with open_bot(...) as driver``, or call :meth:`LaunchedBot.start` with a
@@ -44,11 +42,13 @@ from typing import Literal
 
 import trio
 
-from arena.dealer._endpoint import foreign_listener, process_tree, tree_cpu_seconds
 from arena.dealer._grpc import BotStartError, GrpcBot, GrpcConnection
-from arena.dealer._leftovers import SOCKET_PREFIX, owner_tag
-from arena.dealer._process import (
-    LaunchedConnection,
+from arena.dealer._launched import LaunchedConnection
+from arena.dealer._seat import SeatBrokenError, SeatConnection
+from arena.dealer._settings import STARTUP_TIMEOUT
+from arena.sandbox._endpoint import foreign_listener, process_tree, tree_cpu_seconds
+from arena.sandbox._leftovers import SOCKET_PREFIX, owner_tag
+from arena.sandbox._process import (
     Log,
     describe_exit,
     free_tcp_port,
@@ -58,16 +58,14 @@ from arena.dealer._process import (
     signal_group,
     stderr_tail,
 )
-from arena.dealer._sandbox import SANDBOX_CHOICES, BotLimits, hides_paths, resolve_sandbox
-from arena.dealer._seat import SeatBrokenError, SeatConnection
-from arena.dealer._seatbox import (
+from arena.sandbox._sandbox import SANDBOX_CHOICES, BotLimits, hides_paths, resolve_sandbox
+from arena.sandbox._seatbox import (
     ADDRESS_ENV,
     PARENT_PID_ENV,
     SeatBox,
     absolute_command,
     sweep_leftovers,
 )
-from arena.dealer._settings import STARTUP_TIMEOUT
 
 EXIT_WAIT = 0.5
 """Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
@@ -75,12 +73,6 @@ PIN_POLL = 0.01
 """Seconds between looks for a starting bot's socket (an ``lstat``; start-up only)."""
 
 Transport = Literal["tcp", "unix"]
-
-
-def _sandbox_choice(sandbox: str) -> str:
-    if sandbox not in SANDBOX_CHOICES:
-        raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_CHOICES)}, not {sandbox!r}")
-    return sandbox
 
 
 class LaunchedBot:
@@ -133,7 +125,11 @@ class LaunchedBot:
     ) -> None:
         if transport not in ("tcp", "unix"):
             raise ValueError(f"transport must be 'tcp' or 'unix', not {transport!r}")
-        self.sandbox = _sandbox_choice(sandbox)
+        if sandbox not in SANDBOX_CHOICES:
+            raise ValueError(
+                f"sandbox must be one of {', '.join(SANDBOX_CHOICES)}, not {sandbox!r}"
+            )
+        self.sandbox = sandbox
         self.sandbox_layer = ""  # the layer in force, once started
         self.limits = limits if limits is not None else BotLimits()
         self.hidden_paths = tuple(str(path) for path in hidden_paths)
@@ -156,6 +152,11 @@ class LaunchedBot:
         self.cpu_limit_seconds = cpu_seconds
         self.max_message_bytes = max_message_bytes
         self.connect_timeout = connect_timeout
+        self.max_restarts = max_restarts
+        self._init_run_state()
+
+    def _init_run_state(self) -> None:
+        """What a start sets: the process, its address, logs and restarts."""
         self.address: str | None = None
         self.process: trio.Process | None = None
         self._pgid: int | None = None  # the process group, signalled even after its leader died
@@ -165,7 +166,6 @@ class LaunchedBot:
         self._logs: list[Log] = []
         self._socket_dir: str | None = None
         self._closed = False
-        self.max_restarts = max_restarts
         self.restarts = 0
         self._nursery: trio.Nursery | None = None
         self._restart_lock = trio.Lock()
@@ -309,7 +309,7 @@ class LaunchedBot:
     async def _pin_endpoint(self, process: trio.Process, deadline: float) -> bool:
         """Wait for a sandboxed bot's unix socket, pin and check it (issue 19 item 3):
         from then on ``address`` is the dealer's own link to it, which the bot cannot
-        redirect (:class:`~arena.dealer._seatfs.SeatFolder`). False past ``deadline``;
+        redirect (:class:`~arena.sandbox._seatfs.SeatFolder`). False past ``deadline``;
         :class:`BotStartError` for a socket that is not the bot's own."""
         box = self._box
         if box is None or box.socket_dir is None:

@@ -18,15 +18,7 @@ import trio
 
 from arena.policies import PolicyBot, make_policy
 from arena.protocol import pb
-
-
-class SeatBrokenError(Exception):
-    """The bot's side of a connection broke (crash, hang-up, oversize or garbage bytes).
-
-    ``fault_reason`` is the FaultReason the seat's records give it.
-    """
-
-    fault_reason: int = pb.FAULT_REASON_DISCONNECTED
+from arena.sandbox._errors import SeatBrokenError as SeatBrokenError
 
 
 class MalformedStreamError(SeatBrokenError):

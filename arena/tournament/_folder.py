@@ -16,7 +16,7 @@ folder; :attr:`BotSpec.folder` remembers the folder, so a worker process re-read
 manifest rather than trusting a copy. The manifest is a student's file: every key is
 checked and a wrong one is one line naming the file and the key. The build steps are a
 student's commands too: they run without a shell in the bots' sandbox
-(:mod:`arena.dealer._buildbox`: the folder read-write and nothing else of the machine's
+(:mod:`arena.sandbox._buildbox`: the folder read-write and nothing else of the machine's
 files, loopback only unless ``network = true``, one time and output budget).
 """
 

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "protocol": 2,
     "store": 2,
     "sdk": 3,
+    "sandbox": 3,
     "policies": 3,
     "dealer": 4,
     "rl": 4,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import arena.dealer._sandbox as sandbox_module
+import arena.sandbox._sandbox as sandbox_module
 from arena.cli import cli
 from arena.cli._app import _register
 from arena.dealer import LayerCheck, resolve_sandbox

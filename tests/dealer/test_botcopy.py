@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.dealer import _botcopy, _bwrap, _leftovers
-from arena.dealer._botcopy import CopyTooLargeError, FolderCopy
+from arena.sandbox import _botcopy, _bwrap, _leftovers
+from arena.sandbox._botcopy import CopyTooLargeError, FolderCopy
 
 
 @pytest.fixture

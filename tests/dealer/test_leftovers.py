@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.dealer import BotLimits, LaunchedBot, _leftovers
-from arena.dealer._cgroups import _parents, sweep_groups
-from arena.dealer._leftovers import owner_gone, owner_tag, remove_tree, sweep_folders
-from arena.dealer._seatbox import SeatBox, sweep_leftovers
+from arena.dealer import BotLimits, LaunchedBot
+from arena.sandbox import _leftovers
+from arena.sandbox._cgroups import _parents, sweep_groups
+from arena.sandbox._leftovers import owner_gone, owner_tag, remove_tree, sweep_folders
+from arena.sandbox._seatbox import SeatBox, sweep_leftovers
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -16,11 +16,11 @@ from arena.dealer import (
     LaunchedBot,
     LayerCheck,
     SandboxError,
-    _sandbox,
     check_layers,
     resolve_sandbox,
 )
-from arena.dealer._endpoint import process_tree
+from arena.sandbox import _sandbox
+from arena.sandbox._endpoint import process_tree
 
 BOTS = Path(__file__).parent / "bots"
 pytestmark = pytest.mark.timeout(60)

@@ -6,7 +6,7 @@ recognise the partner's finished decks from the *draw* (no showdown used). Issue
 1 asks that a bot with a live channel knows its opponent's cards no more often than
 chance; on d63a72e it knew the opponent's dealt hand in ~85 of 200 hands (88 and 90
 at L2 and L1 on 898c51b). Each duplicate instance k > 0 now reads its own copy of its
-folder (:mod:`arena.dealer._botcopy`): 0 of 200, no record intact. The same channel
+folder (:mod:`arena.sandbox._botcopy`): 0 of 200, no record intact. The same channel
 through the shared runtime (``/usr``) is still open: ``open/test_audit19_usr_pagecache.py``.
 
 The bot (bots/a19_pagecache.py) reports ``VERDICT GUESS <table hand> <cards>``; the test

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from test_build_sandbox import _need_l1, _student, _try, _verdict
 
-import arena.dealer._buildbox as buildbox
+import arena.sandbox._buildbox as buildbox
 from arena.dealer import build_layer, check_layers
 from arena.tournament import BuildError, build_folder, load_manifest
 
@@ -240,7 +240,7 @@ def test_a_bots_environment_is_not_on_its_supervisors_command_line(tmp_path: Pat
     """The same for a launched bot: a secret in ``[bots.limits] env`` reaches the bot
     through the supervisor's environment, never its command line."""
     from arena.dealer import BotLimits
-    from arena.dealer._seatbox import CONFIG_ENV, SeatBox
+    from arena.sandbox._seatbox import CONFIG_ENV, SeatBox
 
     box = SeatBox("s", "L0", BotLimits(env={"API_KEY": "s3cret-key"}), [])
     box.acquire()

@@ -20,8 +20,8 @@ import pytest
 import trio
 
 from arena.dealer import BotStartError
-from arena.dealer._buildbox import BuildFailed, BuildLimits, build_layer, run_build
-from arena.dealer._sandbox import UID_RANGE
+from arena.sandbox._buildbox import BuildFailed, BuildLimits, build_layer, run_build
+from arena.sandbox._sandbox import UID_RANGE
 
 STUDENT = 65534  # the folder's owner: not root, not a leased uid
 
@@ -197,7 +197,7 @@ def test_a_non_root_give_back_misses_a_fifo_in_an_execute_only_folder() -> None:
             "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
             "print(module.give_back(Path(sys.argv[2]), None))\n"
         )
-        tree = Path(__file__).resolve().parents[2] / "arena" / "dealer" / "_buildtree.py"
+        tree = Path(__file__).resolve().parents[2] / "arena" / "sandbox" / "_buildtree.py"
         copy = root / "_buildtree.py"  # readable by the non-root arena
         shutil.copy(tree, copy)
         os.chmod(copy, 0o644)

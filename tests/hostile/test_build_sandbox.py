@@ -344,7 +344,7 @@ def test_no_free_seat_uid_is_a_failed_build_not_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As root a build needs a seat uid; none free is one BuildError line."""
-    import arena.dealer._buildbox as buildbox
+    import arena.sandbox._buildbox as buildbox
     from arena.dealer import SandboxError
 
     def none_free():

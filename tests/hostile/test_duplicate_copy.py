@@ -18,7 +18,7 @@ import pytest
 import trio
 
 from arena.dealer import BotLimits, LaunchedBot
-from arena.dealer._leftovers import COPY_PREFIX
+from arena.sandbox._leftovers import COPY_PREFIX
 
 pytestmark = [pytest.mark.trio, pytest.mark.timeout(90)]
 BOTS = Path(__file__).parent / "bots"

@@ -15,8 +15,8 @@ import pytest
 import trio
 
 from arena.dealer import BotLimits, LaunchedBot, MatchSettings, run_match
-from arena.dealer._cgroups import SEAT_CPU_WEIGHT, cgroup_support
 from arena.engine import GameConfig
+from arena.sandbox._cgroups import SEAT_CPU_WEIGHT, cgroup_support
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -152,7 +152,7 @@ def test_i19_item10_doctor_says_whether_weights_and_the_l1_root_cap_work():
 
     from arena.cli import cli
     from arena.cli._app import _register
-    from arena.dealer._sandbox import check_seat_groups
+    from arena.sandbox._sandbox import check_seat_groups
 
     _register()
     result = CliRunner().invoke(cli, ["doctor"])
@@ -167,7 +167,7 @@ def test_i19_item10_doctor_says_whether_weights_and_the_l1_root_cap_work():
 def test_i19_item10_doctor_says_what_is_missing_without_cgroups(monkeypatch):
     """Item 10 (items 6, 7): where no cgroup can be made, the doctor says both are missing
     and what a bot can then do."""
-    import arena.dealer._sandbox as sandbox
+    import arena.sandbox._sandbox as sandbox
 
     if os.geteuid() != 0 or not sandbox._checks()[1].available:
         pytest.skip("the L1-as-root line needs root and a working L1")
@@ -222,7 +222,7 @@ def test_i19_item6_a_seat_weighs_double_while_one_of_its_decisions_runs():
     of one seat at once (two tables) count once, and the weight is back after the last."""
     if os.geteuid() != 0 or not cgroup_support()[0]:
         pytest.skip("needs root and cgroups")
-    from arena.dealer._cgroups import SeatCgroup
+    from arena.sandbox._cgroups import SeatCgroup
 
     group = SeatCgroup.create("weigh", memory_mb=64, max_processes=8)
     try:
@@ -291,7 +291,7 @@ def test_i19_item6_the_weight_on_either_cgroup_version(monkeypatch, tmp_path, ki
     arena's group hands ``cpu`` to its children; without the controller (v2 not handing
     it down, v1 without a ``cpu`` hierarchy) a seat still gets its limits, no weight
     (a folder tree stands in for the cgroup file systems)."""
-    from arena.dealer import _cgroups
+    from arena.sandbox import _cgroups
 
     if kind.startswith("v2"):
         base = tmp_path / "unified" / "arena.slice"
@@ -331,8 +331,8 @@ async def test_i19_item4_10_seat_groups_share_one_parent_of_one_weight(tools, tm
     its ``arena-OWNER-seats`` parent, whose weight is one ordinary entity's (so all bots
     together get about what the arena gets), the doubling while deciding still works
     inside it, and the parent is gone once the seats are."""
-    from arena.dealer._cgroups import SEATS_SUFFIX
-    from arena.dealer._leftovers import owner_tag
+    from arena.sandbox._cgroups import SEATS_SUFFIX
+    from arena.sandbox._leftovers import owner_tag
 
     tokens = ["hx" + os.urandom(4).hex() for _ in range(2)]
     bots = [_bot(tools, tmp_path, "spinners.py", t, "0", sandbox=root_layer) for t in tokens]

@@ -13,7 +13,8 @@ import threading
 import pytest
 import trio
 
-from arena.dealer import BotLimits, BotStartError, LaunchedBot, _sandbox, _seatbox
+from arena.dealer import BotLimits, BotStartError, LaunchedBot
+from arena.sandbox import _sandbox, _seatbox
 
 pytestmark = [pytest.mark.trio, pytest.mark.timeout(90)]
 

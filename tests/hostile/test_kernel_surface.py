@@ -29,8 +29,8 @@ from arena.dealer import (
     policy_driver,
     run_match,
 )
-from arena.dealer._leftovers import owner_tag
 from arena.engine import GameConfig
+from arena.sandbox._leftovers import owner_tag
 
 pytestmark = [pytest.mark.trio, pytest.mark.timeout(120)]
 

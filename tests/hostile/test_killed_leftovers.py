@@ -25,8 +25,8 @@ from flags import flag_limits
 from kit import GATED, cmdline, descendants
 from test_executor import _left_running
 
-from arena.dealer._cgroups import _parents
 from arena.executors import ProcessExecutor
+from arena.sandbox._cgroups import _parents
 from arena.tournament import Store, load_tournament, run_tournament
 
 pytestmark = pytest.mark.timeout(120)

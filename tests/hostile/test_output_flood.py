@@ -12,8 +12,8 @@ import trio
 import trio.testing
 
 from arena.dealer import LaunchedBot, MatchSettings, run_match
-from arena.dealer._process import _CHUNK, DRAIN_PAUSE, Log
 from arena.engine import GameConfig
+from arena.sandbox._process import _CHUNK, DRAIN_PAUSE, Log
 
 pytestmark = [pytest.mark.trio, pytest.mark.timeout(90)]
 

@@ -1,7 +1,7 @@
 """Which of the sandbox's kernel-surface protections work on this machine (issue 19 item 10).
 
 ``arena doctor`` asks: it starts one probe the way a match starts a bot (a
-:class:`~arena.dealer._seatbox.SeatBox` at the highest of L1/L2 that works, the real
+:class:`~arena.sandbox._seatbox.SeatBox` at the highest of L1/L2 that works, the real
 supervisor, bubblewrap and seccomp filter), lets the probe look at its own sandbox and
 bind its socket, and pins that socket with the dealer's own check. So each answer is what
 a match would get here, not what the code intends.
@@ -18,11 +18,11 @@ import sys
 import time
 from typing import Any
 
-from arena.dealer._bwrap import DENIED_SYSCALLS
-from arena.dealer._endpoint import process_tree
-from arena.dealer._grpc import BotStartError
-from arena.dealer._sandbox import BotLimits, LayerCheck, SandboxError, resolve_sandbox
-from arena.dealer._seatbox import SeatBox
+from arena.sandbox._bwrap import DENIED_SYSCALLS
+from arena.sandbox._endpoint import process_tree
+from arena.sandbox._errors import BotStartError
+from arena.sandbox._sandbox import BotLimits, LayerCheck, SandboxError, resolve_sandbox
+from arena.sandbox._seatbox import SeatBox
 
 _PROBE = r"""
 import ctypes, json, os, socket, sys, time

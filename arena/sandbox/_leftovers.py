@@ -7,7 +7,7 @@ and cgroups (``arena-OWNER-*``) are named after the process that made them: ``OW
 8 hex digits of the boot id. A pid is reused; the same pid with the same start time in
 the same boot is the same process. So a later arena process can tell, from the name
 alone, that the owner is provably gone (no such process, or another one under that pid)
-and sweep what it left: the supervisor (:mod:`arena.dealer._supervisor`) removes its own
+and sweep what it left: the supervisor (:mod:`arena.sandbox._supervisor`) removes its own
 seat's leftovers when it sees its arena die, and the sweep catches the rest (a supervisor
 killed too). Nothing whose owner may still live is touched, and removal never follows a
 symlink a bot could have planted.
@@ -27,7 +27,7 @@ import tempfile
 SOCKET_PREFIX = "arena-sock-"
 SEAT_PREFIX = "arena-seat-"
 COPY_PREFIX = "arena-copy-"
-"""A duplicate instance's copy of its bot's folders (:mod:`arena.dealer._botcopy`)."""
+"""A duplicate instance's copy of its bot's folders (:mod:`arena.sandbox._botcopy`)."""
 _OWNER = re.compile(r"(\d+)-~(\d+)\.([0-9a-f]{8})-")
 _LEGACY = re.compile(r"(\d+)-(?!~)")  # cgroups named before owners had a start time
 

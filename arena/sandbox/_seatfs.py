@@ -1,7 +1,7 @@
 """A seat's folders on the host: where its bot binds, the dealer's pinned link, its /tmp.
 
 One folder per start of a launched bot, ``arena-sock-OWNER-*`` in the temporary folder
-(swept by :mod:`arena.dealer._leftovers` if its owner dies), holding:
+(swept by :mod:`arena.sandbox._leftovers` if its owner dies), holding:
 
 * ``bot/``: the bot's socket folder (at L1+ mounted in the sandbox as
   :data:`SANDBOX_SOCKET_DIR`, so no host path is in the bot's address or environment);
@@ -33,8 +33,8 @@ import struct
 import tempfile
 from collections.abc import Callable, Collection
 
-from arena.dealer._grpc import BotStartError
-from arena.dealer._leftovers import SOCKET_PREFIX, owner_tag, remove_tree, unmount
+from arena.sandbox._errors import BotStartError
+from arena.sandbox._leftovers import SOCKET_PREFIX, owner_tag, remove_tree, unmount
 
 SOCKET_NAME = "bot.sock"
 SANDBOX_SOCKET_DIR = "/run/arena"

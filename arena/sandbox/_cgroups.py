@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.dealer._leftovers import legacy_owner_gone, owner_gone, owner_tag
+from arena.sandbox._leftovers import legacy_owner_gone, owner_gone, owner_tag
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _V1 = ("memory", "pids", "cpuacct")

@@ -232,6 +232,15 @@ def _tmp_args(tmp_dir: str | None, tmp_mb: int) -> list[str]:
     return ["--size", str(int(tmp_mb) << 20), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
 
 
+def _namespace_args(as_root: bool, seccomp: bool, share_network: bool) -> list[str]:
+    """New session and namespaces; without root a user namespace with no capability."""
+    args = ["--die-with-parent", "--new-session"]
+    args += [] if as_root else ["--unshare-user", "--cap-drop", "ALL"]
+    args += ["--seccomp", SECCOMP_FD] if seccomp else []
+    args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+    return args + ([] if share_network else ["--unshare-net"])
+
+
 def bwrap_command(
     argv: Sequence[str],
     *,
@@ -260,16 +269,11 @@ def bwrap_command(
     capped tmpfs) mounted as ``/tmp`` instead of a tmpfs of ``tmp_mb``.
     ``private_kernel``: see the module docstring. ``copies``: a bot folder (a real path,
     as :func:`own_folders` names it) -> the folder bound read-only in its place (a
-    duplicate instance's own copy, :mod:`arena.dealer._botcopy`); the Python folders
+    duplicate instance's own copy, :mod:`arena.sandbox._botcopy`); the Python folders
     inside it are still bound from the host.
     """
     program = bwrap or shutil.which("bwrap") or "bwrap"
-    args = [program, "--die-with-parent", "--new-session"]
-    args += [] if as_root else ["--unshare-user", "--cap-drop", "ALL"]
-    args += ["--seccomp", SECCOMP_FD] if seccomp else []
-    args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
-    args += [] if share_network else ["--unshare-net"]
-    args += _system_args()
+    args = [program, *_namespace_args(as_root, seccomp, share_network), *_system_args()]
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += _tmp_args(tmp_dir, tmp_mb)
     pythons, system = {Path(os.path.realpath(d)) for d in python_dirs()}, _system()

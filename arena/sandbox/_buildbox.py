@@ -9,7 +9,7 @@ own PID namespace (a ``setsid`` grandchild dies with the step), loopback only un
 manifest asks for the network, no kernel keyrings. As root the step runs as a leased
 uid of its own, as a bot's seat does (never uid 0 in any namespace: that uid owns
 ``/etc/shadow`` and may write ``/proc/sys``), the folder lent to it for the build
-(:mod:`arena.dealer._buildtree`), and, where cgroups work, in a cgroup of its own. One
+(:mod:`arena.sandbox._buildtree`), and, where cgroups work, in a cgroup of its own. One
 budget of time and of printed bytes covers all of a folder's steps; what a step prints
 goes to the build log, never the terminal. Afterwards no FIFO, socket or device file
 (a channel between two instances of the bot) and no setuid or setgid bit is left.
@@ -33,18 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from arena.dealer._buildtree import Owners, TreeError, give_back, lend
-from arena.dealer._bwrap import (
+from arena.sandbox._buildtree import Owners, TreeError, give_back, lend
+from arena.sandbox._bwrap import (
     DENIED_SYSCALLS,
     SANDBOX_TMP,
     SECCOMP_FD,
     bwrap_command,
     setpriv_command,
 )
-from arena.dealer._cgroups import SeatCgroup, cgroup_support
-from arena.dealer._process import safe_name
-from arena.dealer._sandbox import SandboxError, check_layers, lease_uid
-from arena.dealer._seatbox import CONFIG_ENV, SUPERVISOR
+from arena.sandbox._cgroups import SeatCgroup, cgroup_support
+from arena.sandbox._process import safe_name
+from arena.sandbox._sandbox import SandboxError, check_layers, lease_uid
+from arena.sandbox._seatbox import CONFIG_ENV, SUPERVISOR
 
 _KEYRING_CALLS = {name: DENIED_SYSCALLS[name] for name in ("add_key", "request_key", "keyctl")}
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")

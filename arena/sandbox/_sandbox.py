@@ -1,15 +1,15 @@
 """Sandbox layers for launched bots: what each needs, which work here, per-bot limits.
 
 * ``off``: the bot runs as the arena's own child, as before issue 9 (no isolation).
-* ``L0`` (always works): the exec-chain supervisor (:mod:`arena.dealer._supervisor`):
+* ``L0`` (always works): the exec-chain supervisor (:mod:`arena.sandbox._supervisor`):
   rlimits, a subreaper that kills every descendant at close, a clean environment, a
   private 0700 current folder, a unix socket in a 0700 folder.
-* ``L1`` (where bubblewrap works): L0 inside bubblewrap (:mod:`arena.dealer._bwrap`):
+* ``L1`` (where bubblewrap works): L0 inside bubblewrap (:mod:`arena.sandbox._bwrap`):
   its own network namespace (loopback only), a read-only system, its own folder
   read-only, a private size-capped ``/tmp``, nothing else of the file system, a PID
   namespace.
 * ``L2`` (as root, with cgroups): L1 with a per-seat uid from :data:`UID_RANGE` and a
-  per-seat cgroup (memory, pids, CPU accounting, a CPU weight; :mod:`arena.dealer._cgroups`).
+  per-seat cgroup (memory, pids, CPU accounting, a CPU weight; :mod:`arena.sandbox._cgroups`).
   As root, L1 runs bots as leased uids too, and gets the seat's cgroups where they work.
 
 ``auto`` picks the highest layer that works; asking for one that does not is a
@@ -31,8 +31,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO
 
-from arena.dealer._bwrap import bwrap_command, setpriv_command
-from arena.dealer._cgroups import cgroup_support, fair_cpu_support
+from arena.sandbox._bwrap import bwrap_command, setpriv_command
+from arena.sandbox._cgroups import cgroup_support, fair_cpu_support
 
 SANDBOX_CHOICES = ("auto", "off", "L0", "L1", "L2")
 """What ``--sandbox`` / ``sandbox =`` accept."""

@@ -1,6 +1,6 @@
 """One start of one launched bot inside its sandbox: folders, uid, cgroup, command, cleanup.
 
-:class:`SeatBox` turns a :class:`~arena.dealer._sandbox.BotLimits` and a layer into the
+:class:`SeatBox` turns a :class:`~arena.sandbox._sandbox.BotLimits` and a layer into the
 command the arena runs (the supervisor's exec chain, with bubblewrap at L1+), the clean
 environment, and the resources to give back at close (the private folder, the socket
 folder, the uid, the cgroup). It runs nothing itself.
@@ -17,8 +17,8 @@ import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
-from arena.dealer._botcopy import FolderCopy
-from arena.dealer._bwrap import (
+from arena.sandbox._botcopy import FolderCopy
+from arena.sandbox._bwrap import (
     DENIED_FCNTL,
     DENIED_SYSCALLS,
     SANDBOX_TMP,
@@ -30,17 +30,17 @@ from arena.dealer._bwrap import (
     python_dirs,
     setpriv_command,
 )
-from arena.dealer._cgroups import SeatCgroup, sweep_groups
-from arena.dealer._grpc import BotStartError
-from arena.dealer._leftovers import (
+from arena.sandbox._cgroups import SeatCgroup, sweep_groups
+from arena.sandbox._errors import BotStartError
+from arena.sandbox._leftovers import (
     SEAT_PREFIX,
     owner_tag,
     remove_tree,
     sweep_folders,
 )
-from arena.dealer._process import free_tcp_port, safe_name
-from arena.dealer._sandbox import BotLimits, UidLease, groups_work, lease_uid
-from arena.dealer._seatfs import SANDBOX_SOCKET_DIR, SOCKET_NAME, SeatFolder
+from arena.sandbox._process import free_tcp_port, safe_name
+from arena.sandbox._sandbox import BotLimits, UidLease, groups_work, lease_uid
+from arena.sandbox._seatfs import SANDBOX_SOCKET_DIR, SOCKET_NAME, SeatFolder
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 CONFIG_ENV = "ARENA_SUPERVISOR_CONFIG"
@@ -57,7 +57,7 @@ _SWEPT: set[int] = set()  # the processes that swept already (by pid: a spawned 
 def sweep_leftovers() -> list[str]:
     """Once per process, before its first launched bot: remove the seat folders and
     cgroups of arena processes that were killed before they (and their supervisors)
-    could (:mod:`arena.dealer._leftovers`); what was removed."""
+    could (:mod:`arena.sandbox._leftovers`); what was removed."""
     if os.getpid() in _SWEPT:
         return []
     _SWEPT.add(os.getpid())
@@ -211,7 +211,7 @@ class SeatBox:
             self.uid = None
 
     def _copy_folders(self, bot_dirs: Sequence[str | os.PathLike[str]]) -> None:
-        """A duplicate instance's own copy of its folders (:mod:`arena.dealer._botcopy`):
+        """A duplicate instance's own copy of its folders (:mod:`arena.sandbox._botcopy`):
         no page of them is shared with its other instances (issue 19 item 1)."""
         if not self.private_copy or self.copy is not None:
             return
@@ -261,6 +261,20 @@ class SeatBox:
             found["RLIMIT_NPROC"] = [limits.max_processes, limits.max_processes]
         return found
 
+    def _leftovers(self) -> dict[str, list[str]]:
+        """What the supervisor removes itself if the arena dies first."""
+        top = self.folder.top if self.folder is not None else None
+        mounted = self.folder is not None and self.folder.mounted
+        copy_top = self.copy.top if self.copy is not None else None
+        copied = self.copy is not None and self.copy.mounted
+        return {
+            "cgroups": [str(p) for p in self.cgroup.leftover_dirs]
+            if self.cgroup is not None
+            else [],
+            "folders": [f for f in (top, self.private_dir, copy_top) if f is not None],
+            "mounts": [m for m, on in ((top, mounted), (copy_top, copied)) if on and m],
+        }
+
     def command(
         self,
         argv: Sequence[str],
@@ -276,7 +290,6 @@ class SeatBox:
         if not (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
             raise BotStartError(f"{self.name}: cannot run {argv[0]!r}: no such executable file")
         inner, bwrap_args = list(argv), list[str]()
-        top = self.folder.top if self.folder is not None else None
         if self.layer in ("L1", "L2"):
             if self.uid is not None:
                 inner = setpriv_command(inner, self.uid.uid)
@@ -298,9 +311,6 @@ class SeatBox:
                     private_kernel=True,
                 )
             )
-        mounted = self.folder is not None and self.folder.mounted
-        copy_top = self.copy.top if self.copy is not None else None
-        copied = self.copy is not None and self.copy.mounted
         config = {
             "argv": inner,
             "env": env,
@@ -310,14 +320,7 @@ class SeatBox:
             "parent_pid": os.getpid(),
             "grace": grace,
             "signal_exit_codes": self.layer in ("L1", "L2"),
-            # what the supervisor removes itself if the arena dies first
-            "leftovers": {
-                "cgroups": [str(p) for p in self.cgroup.leftover_dirs]
-                if self.cgroup is not None
-                else [],
-                "folders": [f for f in (top, self.private_dir, copy_top) if f is not None],
-                "mounts": [m for m, on in ((top, mounted), (copy_top, copied)) if on and m],
-            },
+            "leftovers": self._leftovers(),
             # the supervisor compiles the filter and hands bubblewrap its fd (audit F1)
             "seccomp": {"syscalls": DENIED_SYSCALLS, "fcntl": DENIED_FCNTL, "rules": SECCOMP_RULES}
             if SECCOMP_FD in bwrap_args

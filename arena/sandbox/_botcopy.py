@@ -9,7 +9,7 @@ arena before it starts and bound read-only in place of the originals; instance 0
 the original (no two instances then share a page of the bot's own files).
 
 Where it lives: ``arena-copy-OWNER-*`` in the temporary folder (swept by
-:mod:`arena.dealer._leftovers` when its owner is gone, removed by the seat's supervisor
+:mod:`arena.sandbox._leftovers` when its owner is gone, removed by the seat's supervisor
 if the arena dies). As root it is a tmpfs of its own, sized to the copy and remounted
 read-only once written: no bot can write it (it is never mounted writable anywhere), no
 one fills it, and its pages are memory (never evicted, so never cold). Without root it
@@ -30,8 +30,8 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.dealer._grpc import BotStartError
-from arena.dealer._leftovers import COPY_PREFIX, owner_tag, remove_tree, unmount
+from arena.sandbox._errors import BotStartError
+from arena.sandbox._leftovers import COPY_PREFIX, owner_tag, remove_tree, unmount
 
 COPY_LIMIT_MB = 1024
 """The largest copy (regular files' bytes, all folders of one instance together)."""
