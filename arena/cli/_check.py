@@ -2,164 +2,19 @@
 
 For bot authors. Each scenario is a short seeded match against in-process opponents
 over the bot's real transport; any fault is reported with its reason and the
-dealer's explanation, and the exit status is non-zero if anything failed.
+dealer's explanation, and the exit status is non-zero if anything failed. The scenarios
+and their run are :mod:`arena.cli._check_scenarios`, imported only when the command runs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
-import trio
-from rich.console import Console
-from rich.table import Table as RichTable
-from rich.text import Text
 
-from arena import protocol
-from arena.cli._bots import BotSpec, parse_bot_spec
-from arena.cli._match import SECONDS, open_drivers, terminal_safe
-from arena.cli._sandbox import checked_sandbox, sandbox_option
-from arena.dealer import BotDriver, MatchSettings, run_match
-from arena.engine import ForcedBets, GameConfig, JokerMode, Opening, ShowdownReveal, Structure
-from arena.protocol import pb
-from arena.tournament import DriverContext, Timeouts, make_bot, open_builtin_bot
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """One situation a bot must handle."""
-
-    name: str
-    config: GameConfig
-    opponents: tuple[str, ...] = ("calling-station",)
-    stack: int = 200
-    hands: int = 12
-    inject_fault: bool = False
-
-
-SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("fixed limit, heads-up (draw, showdown, hand end)", GameConfig()),
-    Scenario(
-        "pot limit, three seats",
-        GameConfig(structure=Structure.POT_LIMIT),
-        ("random", "calling-station"),
-    ),
-    Scenario(
-        "no limit, short stacks (all-ins, side pots)",
-        GameConfig(structure=Structure.NO_LIMIT),
-        ("random", "random"),
-        stack=9,
-        hands=20,
-    ),
-    Scenario(
-        "antes, jacks or better to open (dead hands)",
-        GameConfig(forced_bets=ForcedBets.ANTES, ante=1, opening=Opening.JACKS_OR_BETTER),
-        ("rule-based", "calling-station"),
-    ),
-    Scenario(
-        "wild joker, draw at most 3, muck at showdown",
-        GameConfig(joker=JokerMode.WILD, max_draw=3, showdown_reveal=ShowdownReveal.MUCK),
-    ),
-    Scenario(
-        "a Fault message arrives before a decision",
-        GameConfig(structure=Structure.NO_LIMIT),
-        hands=4,
-        inject_fault=True,
-    ),
-)
-
-
-@dataclass
-class Outcome:
-    scenario: Scenario
-    hands: int = 0
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.problems
-
-
-class _FaultInjectingDriver:
-    """Wraps a driver so the first decision is preceded by a Fault the bot did not earn."""
-
-    def __init__(self, inner: BotDriver) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    async def connect(self):
-        connection = await self.inner.connect()
-        original = connection.send
-        injected = False
-
-        async def send(message: pb.DealerMessage) -> None:
-            nonlocal injected
-            if not injected and message.WhichOneof("kind") == "decision":
-                injected = True
-                await original(
-                    protocol.fault(
-                        decision_id="check-bot-0",
-                        reason=pb.FAULT_REASON_TIMEOUT,
-                        detail="check-bot: a made-up fault; keep playing",
-                        applied=pb.Action(decision_id="check-bot-0", kind=pb.ACTION_KIND_CHECK),
-                        faults_so_far=1,
-                        fault_limit=0,
-                    )
-                )
-            await original(message)
-
-        connection.send = send
-        return connection
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> list[Outcome]:
-    """Play every scenario with ``driver`` in seat 0; collect what went wrong."""
-    outcomes = []
-    for number, scenario in enumerate(SCENARIOS):
-        outcome = Outcome(scenario)
-        tested: BotDriver = _FaultInjectingDriver(driver) if scenario.inject_fault else driver
-        settings = MatchSettings(
-            config=scenario.config,
-            hands=scenario.hands,
-            starting_stack=scenario.stack,
-            seed=seed + number,
-            action_timeout=action_timeout,
-            reconnect=False,
-            match_id=f"check-bot-{number + 1}",
-        )
-        async with contextlib.AsyncExitStack() as stack:
-            opponents = [
-                await stack.enter_async_context(
-                    open_builtin_bot(
-                        make_bot(f"{name}-{i + 1}", "builtin", name), DriverContext(seed=seed + i)
-                    )
-                )
-                for i, name in enumerate(scenario.opponents)
-            ]
-            result = await run_match([tested, *opponents], settings)
-        outcome.hands = result.hands_played
-        # The Hello is judged by the dealer's own check (dealer/_handshake.check_hello: a
-        # protocol_version of 0 is taken as 1): one it refused is a fault on record below,
-        # and a Hello in the result is one it accepted. No second, stricter check here.
-        reasons = Counter(f.reason for f in result.faults if f.seat == 0)
-        if result.hellos[0] is None and not reasons:
-            outcome.problems.append(
-                "never said hello (the first message on a stream must be Hello)"
-            )
-        for reason, count in reasons.items():
-            example = next(f for f in result.faults if f.seat == 0 and f.reason == reason)
-            outcome.problems.append(f"{count} x {reason}: {example.detail}")
-        if result.sat_out[0] and not reasons:
-            outcome.problems.append("was sat out")
-        outcomes.append(outcome)
-    return outcomes
+from arena.cli._options import SECONDS, STARTUP_TIMEOUT
+from arena.cli._sandbox import sandbox_option
 
 
 @click.command("check-bot")
@@ -172,7 +27,7 @@ async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> 
     show_default=True,
     help="Seconds per decision.",
 )
-@click.option("--startup-timeout", type=SECONDS, default=Timeouts.startup, show_default=True)
+@click.option("--startup-timeout", type=SECONDS, default=STARTUP_TIMEOUT, show_default=True)
 @click.option(
     "--seed",
     type=int,
@@ -199,44 +54,6 @@ def command(
     the joker, showdown and hand end, and an unearned Fault message. Exit status 1 if
     the bot faulted anywhere.
     """
-    checked_sandbox(sandbox)
-    spec = parse_bot_spec(bot, 0)
-    outcomes = trio.run(_check, spec, action_timeout, startup_timeout, seed, log_dir, sandbox)
-    console = Console()
-    table = RichTable(title=f"check-bot {spec.name} (seed {seed})")
-    table.add_column("scenario")
-    table.add_column("hands", justify="right")
-    table.add_column("result")
-    for outcome in outcomes:
-        # problems quote the bot (its ids, its stderr): plain text, control characters escaped
-        verdict = (
-            Text("ok", style="green")
-            if outcome.passed
-            else Text(terminal_safe("\n".join(outcome.problems)), style="red")
-        )
-        table.add_row(outcome.scenario.name, str(outcome.hands), verdict)
-    console.print(table)
-    failed = sum(not o.passed for o in outcomes)
-    if failed:
-        raise click.ClickException(f"{failed} of {len(outcomes)} scenarios failed")
-    console.print(f"all {len(outcomes)} scenarios passed")
+    from arena.cli._check_scenarios import check  # Trio, the dealer: only when it runs
 
-
-async def _check(
-    spec: BotSpec,
-    action_timeout: float,
-    startup_timeout: float,
-    seed: int,
-    log_dir: Path,
-    sandbox: str = "auto",
-) -> list[Outcome]:
-    async with contextlib.AsyncExitStack() as stack:
-        (driver,) = await open_drivers(
-            [spec],
-            stack,
-            log_dir=log_dir,
-            startup_timeout=startup_timeout,
-            seed=seed,
-            options={"sandbox": sandbox},
-        )
-        return await run_checks(driver, action_timeout=action_timeout, seed=seed)
+    check(bot, action_timeout, startup_timeout, seed, log_dir, sandbox)

@@ -17,20 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from arena.cli._errors import one_line
+from arena.cli._options import MAX_TABLES, RECONNECT_WINDOW
 from arena.cli._tokens import tokens_option
-from arena.server import (
-    MAX_TABLES,
-    RECONNECT_WINDOW,
-    ArenaServer,
-    ServerError,
-    ServerSettings,
-    open_arena_server,
-)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the server (gRPC) loads only when a command runs
+    from rich.console import Console
+
+    from arena.server import ArenaServer, ServerSettings
     from arena.tournament import RemoteSeats
 
 REMOTE_KIND = "remote"
@@ -48,6 +43,8 @@ class DialIn:
     max_tables: int
 
     def settings(self, console: Console) -> ServerSettings:
+        from arena.server import ServerSettings
+
         assert self.listen is not None
 
         def tls_note(line: str) -> None:
@@ -142,6 +139,8 @@ async def open_dial_in(
     dial_in: DialIn, names: Sequence[str], console: Console
 ) -> AsyncIterator[ArenaServer | None]:
     """The server for the remote bots ``names`` (None when there are none and no ``--listen``)."""
+    from arena.server import ServerError, open_arena_server
+
     if not names and dial_in.listen is None:
         yield None
         return

@@ -14,19 +14,24 @@ from contextlib import contextmanager
 
 import click
 
-from arena.dealer import BotStartError, DealKeyError
-from arena.tournament import StoreError, TournamentConfigError, TournamentError
-from arena.tournament._errors import expected_error, interrupted
 
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    TournamentError,
-    TournamentConfigError,
-    StoreError,
-    BotStartError,
-    DealKeyError,
-    click.ClickException,
-)
-"""Errors whose message is written for the user: shown as they are."""
+def user_error_types() -> tuple[type[BaseException], ...]:
+    """Errors whose message is written for the user: shown as they are.
+
+    Imported when an error is on its way (the dealer and tournaments are loaded by then),
+    so that a command's help imports neither.
+    """
+    from arena.dealer import BotStartError, DealKeyError
+    from arena.tournament import StoreError, TournamentConfigError, TournamentError
+
+    return (
+        TournamentError,
+        TournamentConfigError,
+        StoreError,
+        BotStartError,
+        DealKeyError,
+        click.ClickException,
+    )
 
 
 class Interrupted(click.ClickException):
@@ -55,9 +60,11 @@ def user_errors(on_interrupt: Callable[[], str]) -> Iterator[None]:
     try:
         yield
     except BaseException as error:
+        from arena.tournament._errors import expected_error, interrupted
+
         if interrupted(error):
             raise Interrupted(on_interrupt()) from None
-        found = expected_error(error, USER_ERRORS)
+        found = expected_error(error, user_error_types())
         if found is None:
             raise
         if isinstance(found, click.ClickException) and found is error:

@@ -12,6 +12,7 @@ import math
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich import box
@@ -19,18 +20,17 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from arena.cli._rating_systems import pick_system, ranked, stored_pair_results
-from arena.plugins import RatingSystem
-from arena.ratings import bounded_rating, check_rating_setting
-from arena.store._db import is_url
-from arena.tournament import Standings, Store, StoreError, compute_standings
-from arena.tournament._standings import stored_anchor
+if TYPE_CHECKING:  # the store, the ratings and the plugins load when the command runs
+    from arena.plugins import RatingSystem
+    from arena.tournament import Standings, Store
 
 DEFAULT_DATABASE = Path("arena-data/arena.db")
 
 
 def database_option(_ctx: object, _param: object, value: str | Path) -> Path | str:
     """``--db``: a SQLite file, or a ``postgresql://`` URL kept as it is (issue 12)."""
+    from arena.store._db import is_url
+
     return value if is_url(value) else Path(value)
 
 
@@ -55,6 +55,8 @@ def _interval(value: float, half: float, *, signed: bool = False) -> str:
 
 def _live_elo(value: float) -> str:
     """A live Elo cell: "-" when unrated; a figure beyond the rating bounds shows as the bound."""
+    from arena.ratings import bounded_rating
+
     if not math.isfinite(value):
         return "-"
     return f"{bounded_rating(value, value):.0f}"
@@ -178,6 +180,8 @@ def los_table(standings: Standings, *, width: int = 80) -> RichTable:
 
 
 def _rating_option(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    from arena.ratings import check_rating_setting
+
     if value is None:
         return None
     try:
@@ -196,6 +200,8 @@ def _anchor_for(
     anchor_rating: float | None,
 ) -> tuple[str | None, float, str]:
     """The anchor to pin, its rating and a line saying where they come from."""
+    from arena.tournament._standings import stored_anchor
+
     if anchor is not None:
         if anchor not in standings_bots:
             where = f" in tournament {tournament!r}" if tournament else ""
@@ -282,6 +288,9 @@ def ratings_command(
     no_plugins: bool,
 ) -> None:
     """Print the leaderboard from the database: Elo and mbb/hand, every figure with its interval."""
+    from arena.cli._rating_systems import pick_system
+    from arena.tournament import Store, StoreError
+
     if isinstance(database, Path) and not database.is_file():
         raise click.ClickException(
             f"{database}: no such database (run a tournament first, or pass --db)"
@@ -325,6 +334,8 @@ def _print_system_ratings(
     tournament: str | None,
 ) -> None:
     """``--system``: one table per game type, the system's rating of each bot, best first."""
+    from arena.cli._rating_systems import ranked, stored_pair_results
+
     for kind in _game_types(store, game_type):
         results, matches = stored_pair_results(store, kind, tournament)
         ratings = system.rate(results) if results else {}
@@ -352,6 +363,8 @@ def _print_ratings(
     show_pairs: bool,
     live_elo: bool,
 ) -> None:
+    from arena.tournament import compute_standings
+
     for kind in _game_types(store, game_type):
         unpinned = compute_standings(store, kind, tournament=tournament)
         if not unpinned.rows:

@@ -10,7 +10,6 @@ import click
 from arena.engine import Hand, HandShown, PotAwarded
 from arena.history import PhhError, PhhHand, load_phh, replay
 from arena.history._errors import printable
-from arena.web import public_match, render_replay
 
 
 @click.command("replay")
@@ -86,6 +85,8 @@ def _write_html(
     files: tuple[Path, ...], *, as_json: bool, reveal: bool, output: Path | None
 ) -> None:
     """``--html``: the replayer page of one hand-history file."""
+    from arena.web import public_match, render_replay  # the templates: only for --html
+
     if as_json:
         raise click.UsageError("--html and --json do not go together")
     if len(files) != 1:

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from arena.cli._ratings import db_option
-from arena.tournament import StoreError
-from arena.web import ReportError, ReportRequest, write_report
+
+if TYPE_CHECKING:
+    from arena.web import ReportRequest
 
 
 def report_to(database: Path | str, request: ReportRequest) -> Path:
     """Write the report; every failure is one line (a :class:`click.ClickException`)."""
+    from arena.tournament import StoreError
+    from arena.web import ReportError, write_report
+
     if isinstance(database, Path) and not database.is_file():
         raise click.ClickException(
             f"{database}: no such database (run a tournament first, or pass --db)"
@@ -55,6 +60,8 @@ def command(
     One HTML file that loads nothing from anywhere (CSS and charts inline), so it opens
     offline; links to each match's replay page where one was written.
     """
+    from arena.web import ReportRequest
+
     request = ReportRequest(tournaments=tournaments, game_type=game_type, output=output)
     written = report_to(database, request)
     click.echo(f"report: {written}")

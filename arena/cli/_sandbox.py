@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
-from arena.dealer import SANDBOX_CHOICES, BotDriver, SandboxError, resolve_sandbox, sandbox_of
+from arena.cli._options import SANDBOX_CHOICES
 from arena.text import escape_untrusted
+
+if TYPE_CHECKING:
+    from arena.dealer import BotDriver
 
 
 def sandbox_option(func):
@@ -26,6 +29,8 @@ def sandbox_option(func):
 
 def checked_sandbox(choice: str) -> str:
     """The layer ``choice`` resolves to here; one line naming why if it does not work."""
+    from arena.sandbox import SandboxError, resolve_sandbox
+
     try:
         return resolve_sandbox(choice)
     except SandboxError as error:
@@ -34,6 +39,10 @@ def checked_sandbox(choice: str) -> str:
 
 def warn_exposed(drivers: list[BotDriver], records: Path, *, duplicate: bool) -> None:
     """Say (on stderr) what the sandbox cannot protect in this match."""
+    from rich.console import Console
+
+    from arena.sandbox import sandbox_of
+
     console = Console(stderr=True)
     exposed = [d.name for d in drivers if getattr(d, "records_visible", False)]
     if exposed:

@@ -12,13 +12,15 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from arena.cli._errors import one_line, user_errors
-from arena.server._tokens import BotEntry, TokenStore, TokenStoreError
 from arena.text import escape_untrusted
+
+if TYPE_CHECKING:
+    from arena.server._tokens import BotEntry, TokenStore
 
 T = TypeVar("T")
 
@@ -66,8 +68,17 @@ def _interrupted() -> str:
     return "interrupted: `arena bots list` shows what the token store holds"
 
 
+def _store(path: Path) -> TokenStore:
+    """The token store at ``path`` (the server package is imported only when one is used)."""
+    from arena.server._tokens import TokenStore
+
+    return TokenStore(path)
+
+
 def _run(work: Callable[[], T]) -> T:
     """``work()`` with its store errors and Ctrl-C as one line."""
+    from arena.server._tokens import TokenStoreError
+
     with user_errors(_interrupted):
         try:
             return work()
@@ -95,7 +106,7 @@ def bots() -> None:
 @tokens_option
 def add_command(name: str, tokens: Path) -> None:
     """Add bot NAME and print its token once (stdout, alone on its line)."""
-    token = _run(lambda: TokenStore(tokens).add(name))
+    token = _run(lambda: _store(tokens).add(name))
     _show_token(token, f"the token of {name}")
 
 
@@ -111,7 +122,7 @@ def add_command(name: str, tokens: Path) -> None:
 @tokens_option
 def rotate_command(name: str, overlap: float, tokens: Path) -> None:
     """Print a new token for bot NAME once; its old one ends after the overlap."""
-    token = _run(lambda: TokenStore(tokens).rotate(name, overlap))
+    token = _run(lambda: _store(tokens).rotate(name, overlap))
     _show_token(token, f"a new token for {name} (the old one works {_duration(overlap)} more)")
 
 
@@ -120,7 +131,7 @@ def rotate_command(name: str, overlap: float, tokens: Path) -> None:
 @tokens_option
 def revoke_command(name: str, tokens: Path) -> None:
     """End every token of bot NAME now (a running `arena serve` ends its streams)."""
-    _run(lambda: TokenStore(tokens).revoke(name))
+    _run(lambda: _store(tokens).revoke(name))
     click.echo(
         f"revoked {name}: its tokens no longer work; a running `arena serve` re-reads "
         f"{escape_untrusted(str(tokens))} and ends {name}'s streams within a second"
@@ -131,7 +142,7 @@ def revoke_command(name: str, tokens: Path) -> None:
 @tokens_option
 def list_command(tokens: Path) -> None:
     """List the bots: status, live tokens, when added, when a token expires (never a token)."""
-    entries = _run(lambda: TokenStore(tokens).bots())
+    entries = _run(lambda: _store(tokens).bots())
     if not entries:
         click.echo(f"no bots in {escape_untrusted(str(tokens))} (`arena bots add NAME` adds one)")
         return

@@ -16,12 +16,14 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
-from arena.tournament._live import follow_standings as follow_standings  # the page's refits
-from arena.web import AddressError, LiveHub, is_loopback, parse_address, watching
+if TYPE_CHECKING:  # the web views (Trio, the templates) load only when a page is served
+    from rich.console import Console
+
+    from arena.web import LiveHub
 
 DEFAULT_WATCH = "127.0.0.1"
 
@@ -29,6 +31,8 @@ DEFAULT_WATCH = "127.0.0.1"
 def _check_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
+    from arena.web import AddressError, parse_address
+
     try:
         parse_address(value)
     except AddressError as error:
@@ -58,6 +62,8 @@ async def live_view(
     watch: str | None, title: str, console: Console
 ) -> AsyncIterator[LiveHub | None]:
     """The hub to feed (None without ``--watch``), served for the duration of the block."""
+    from arena.web import LiveHub, is_loopback, parse_address, watching
+
     if watch is None:
         yield None
         return
@@ -113,3 +119,13 @@ def _director_file(url: str) -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def __getattr__(name: str) -> Any:
+    """``follow_standings``, the page's refits, for older imports (it lives in
+    :mod:`arena.tournament._live`, imported only when asked for)."""
+    if name == "follow_standings":
+        from arena.tournament._live import follow_standings
+
+        return follow_standings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
