@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from arena.cli._errors import user_errors
-from arena.cli._ratings import standings_table
 from arena.cli._report import report_to
 from arena.cli._tournament import demo_config, interrupted_line, play_tournament
-from arena.tournament import TournamentConfig
-from arena.web._report import ReportRequest
+
+if TYPE_CHECKING:
+    from arena.tournament import TournamentConfig
 
 DEMO_FILE = Path("examples_tournaments/demo.toml")
 
@@ -55,6 +54,11 @@ def command(
     runs; `arena ratings` prints them again later. Ends by writing the report of every
     tournament in the database (`report.html` beside it) and printing its path.
     """
+    from rich.console import Console
+
+    from arena.cli._ratings import standings_table
+    from arena.web import ReportRequest
+
     config = demo_config(file, None)
     changes: dict[str, Any] = {}
     if hands is not None:

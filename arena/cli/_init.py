@@ -21,7 +21,6 @@ import tomli_w
 
 from arena.cli._tournament import tournament
 from arena.text import escape_untrusted
-from arena.tournament import MANIFEST, ManifestError, load_manifest
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 BASELINES = ("random", "calling-station", "rule-based")
@@ -47,6 +46,8 @@ def sanitised(name: str) -> str:
 
 def _entry(folder: Path, out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
     """The ``[[bots]]`` keys for one student's folder (name aside), or why it is skipped."""
+    from arena.tournament import MANIFEST, ManifestError, load_manifest  # when it runs
+
     where = os.path.relpath(folder, out_dir)
     if (folder / MANIFEST).is_file():
         try:

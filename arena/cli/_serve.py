@@ -9,7 +9,6 @@ import click
 from arena.cli._dial_in import DialIn, check_remote_seats, dial_in_options
 from arena.cli._tournament import play_and_show
 from arena.cli._watch import watch_option
-from arena.tournament import TournamentConfigError, load_tournament
 
 
 @click.command("serve")
@@ -27,6 +26,8 @@ def serve(file: Path, dial_in: DialIn, resume: bool, no_plugins: bool, watch: st
     to play a "waiting for: ..." line names who is missing. Each bot needs a token from
     `arena bots add NAME`; a dropped bot's seat is held for --reconnect-window seconds.
     """
+    from arena.tournament import TournamentConfigError, load_tournament
+
     if dial_in.listen is None:
         raise click.UsageError("give --listen HOST:PORT: where the remote bots dial in")
     try:

@@ -1,4 +1,9 @@
-"""``arena tournament run|resume``: competitions with a live leaderboard."""
+"""``arena tournament run|resume``: competitions with a live leaderboard.
+
+The command group is light to import (its help and usage errors, issue 20 item 3): the
+session, the executors, the plugins and the terminal's live view are imported inside
+the functions that run a tournament.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +12,31 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import trio
-from rich.console import Console, Group
-from rich.live import Live
-from rich.progress_bar import ProgressBar
-from rich.table import Table as RichTable
-from rich.text import Text
 
-from arena.cli._bots import build_folder_bots
-from arena.cli._dial_in import DialIn, open_dial_in, waiting_line
+from arena.cli._dial_in import DialIn, waiting_line
 from arena.cli._errors import one_line, user_errors
-from arena.cli._ratings import standings_table
-from arena.cli._replays import write_tournament_replays
-from arena.cli._watch import live_view, watch_option
-from arena.executors import open_executor
-from arena.plugins import PluginError, get_plugin_manager, open_driver, tournament_observers
-from arena.tournament import (
-    BotSpec,
-    Progress,
-    Session,
-    SessionResult,
-    Standings,
-    Store,
-    StoreError,
-    TournamentConfig,
-    TournamentConfigError,
-    TournamentError,
-    game_type_of,
-    load_tournament,
-)
+from arena.cli._watch import watch_option
+
+if TYPE_CHECKING:  # the session, the executors and the plugins load when a tournament runs
+    from rich.console import Console, Group
+    from rich.live import Live
+
+    from arena.tournament import (
+        BotSpec,
+        Progress,
+        Session,
+        SessionResult,
+        Standings,
+        TournamentConfig,
+    )
 
 
 def _plugin_manager(no_plugins: bool):
+    from arena.plugins import PluginError, get_plugin_manager
+
     try:
         return get_plugin_manager(autoload=not no_plugins)
     except PluginError as error:
@@ -49,6 +45,8 @@ def _plugin_manager(no_plugins: bool):
 
 def _opener(pm, config: TournamentConfig) -> Callable:
     """Every bot of the file, whatever its kind, opened through the driver plugins."""
+    from arena.plugins import open_driver
+
     context = config.driver_context()
 
     def open_bot_entry(entry: BotSpec):
@@ -97,6 +95,13 @@ def _play_tournament(
     ``dial_in`` serves the remote bots (``arena serve``). The :class:`Session` owns every
     part of the run; this only hands it the plugins, the executor, the server and the
     page it asks for, and prints."""
+    from arena.cli._dial_in import open_dial_in
+    from arena.cli._replays import write_tournament_replays
+    from arena.cli._watch import live_view
+    from arena.executors import open_executor
+    from arena.plugins import tournament_observers
+    from arena.tournament import Session
+
     pm = _plugin_manager(no_plugins)
     for note in config.executor_notes():
         console.print(f"note: {one_line(note)}", markup=False, highlight=False)
@@ -138,6 +143,12 @@ class _Board:
 
     def play(self, session: Session) -> SessionResult:
         """Drive ``session`` (whose ``on_progress`` is :meth:`show`) under the live view."""
+        import trio
+        from rich.live import Live
+        from rich.text import Text
+
+        from arena.tournament import StoreError, TournamentError
+
         self.session = session
 
         async def drive() -> SessionResult:
@@ -154,6 +165,8 @@ class _Board:
 
     def show(self, progress: Progress) -> None:
         """``on_progress``: print what is new, redraw the bar and the leaderboard."""
+        from arena.tournament import game_type_of
+
         say = partial(self.console.print, markup=False, highlight=False)
         for note in progress.notes:
             say(f"note: {one_line(note)}")
@@ -180,6 +193,13 @@ def _leaderboard(
     name: str, game_type: str, progress: Progress, standings: Standings | None
 ) -> Group:
     """The live view: a progress bar, and the latest standings once there are any."""
+    from rich.console import Group
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    from arena.cli._ratings import standings_table
+
     bar = RichTable.grid(padding=(0, 1))
     bar.add_row(
         Text(name, style="bold"),
@@ -203,6 +223,8 @@ def _recorded_line(config: TournamentConfig, progress: Progress) -> str:
 
 
 def _load(path: Path) -> TournamentConfig:
+    from arena.tournament import TournamentConfigError, load_tournament
+
     try:
         return load_tournament(path)
     except TournamentConfigError as error:
@@ -219,6 +241,8 @@ def interrupted_line(
 ) -> str:
     """What Ctrl-C leaves: the matches recorded so far, and how to play the rest
     (``arena serve FILE --resume`` for a tournament whose bots dial in)."""
+    from arena.tournament import Store, StoreError
+
     kept = "the matches recorded so far are kept"
     try:
         with Store.open(config.database, create=False) as store:
@@ -249,6 +273,11 @@ def play_and_show(
 ) -> None:
     """Play the tournament in ``file`` and print the leaderboard (``tournament run|resume``,
     ``serve``); Ctrl-C and user errors are one line."""
+    from rich.console import Console
+
+    from arena.cli._bots import build_folder_bots
+    from arena.cli._ratings import standings_table
+
     config = _load(file)
     build_folder_bots(config.bots, strict=False, hidden=config.hidden_paths)  # issue 13 item 4
     console = Console()

@@ -23,10 +23,6 @@ from arena.cli._app import COMMANDS, SHORT_HELP_LIMIT, cli, load_all
 HEAVY = ("grpc", "google", "numpy", "jinja2", "trio")
 """Top-level packages that a help text or a usage error must not import."""
 
-BLOCKED = {"demo", "serve", "tournament"}
-"""Commands whose module another change rewrites (issue 20 item 2, the tournament
-Session); their imports move out of the module level with it."""
-
 PROBE = """
 import json, sys
 import click
@@ -80,8 +76,6 @@ BOUNDS = pytest.mark.xfail(
 
 def case(path: list[str]) -> object:
     marks = []
-    if path[0] in BLOCKED:
-        marks.append(pytest.mark.xfail(strict=True, reason="its module still imports it all"))
     if path[0] in NOT_YET:
         marks.append(pytest.mark.xfail(strict=True, reason=NOT_YET[path[0]]))
     return pytest.param(path, id=" ".join(path), marks=marks)
