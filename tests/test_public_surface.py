@@ -69,6 +69,16 @@ PUBLIC = {
     "arena.stats": {
         "win_rate", "WinRate"
     },
+    "arena.sandbox": {
+        "BotLimits", "BotStartError", "BuildFailed", "BuildLimits", "LayerCheck",
+        "SANDBOX_CHOICES", "SandboxError", "SeatBrokenError", "build_layer", "check_layers",
+        "find_special_file", "resolve_sandbox", "run_build", "sandbox_of"
+    },
+    "arena.store": {
+        "AlreadyRecorded", "BotFaults", "ClaimError", "MatchRow", "NOT_STARTED", "RatingRow",
+        "RatingUpdate", "SeatResult", "SeatRow", "Store", "StoreError", "TournamentExists",
+        "TournamentRow", "UnknownMatch"
+    },
     "arena.ratings": {
         "DEFAULT_ANCHOR_RATING", "DEFAULT_K_FACTOR", "DEFAULT_START_RATING",
         "ELO_PER_NEPER", "MARGIN_SCALE_MBB", "MAX_K_FACTOR", "MAX_PRIOR_GAMES",
