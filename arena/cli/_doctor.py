@@ -12,9 +12,7 @@ import os
 
 import click
 
-from arena.dealer import SANDBOX_CHOICES, SandboxError, check_layers, resolve_sandbox
-from arena.sandbox._protections import check_protections
-from arena.sandbox._sandbox import check_seat_groups
+from arena.cli._options import SANDBOX_CHOICES
 from arena.text import escape_untrusted
 
 PROTECTS = {
@@ -45,6 +43,10 @@ PROTECTS = {
 )
 def command(require: str | None) -> None:
     """Print the sandbox layers that work here (L0, L1, L2), and why any is missing."""
+    from arena.sandbox import SandboxError, check_layers, resolve_sandbox  # when it runs
+    from arena.sandbox._protections import check_protections
+    from arena.sandbox._sandbox import check_seat_groups
+
     checks = check_layers()
     for check in checks:
         mark = "yes" if check.available else "NO "
