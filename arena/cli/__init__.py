@@ -1,6 +1,8 @@
-"""The command line (layer 5): ``arena demo``, ``arena replay``, ...
+"""The command line: ``arena demo``, ``arena replay``, ...
 
 Each command lives in its own module and registers itself on :data:`cli`.
+
+It may import every other package.
 """
 
 from arena.cli._app import cli as cli

@@ -1,5 +1,9 @@
-"""The dealer (layer 3): Trio tasks that run tables, ask seats for decisions under
-deadlines, and launch and talk to bots."""
+"""The dealer: Trio tasks that run tables, ask seats for decisions under
+deadlines, and launch and talk to bots.
+
+It may import ``engine``, ``history``, ``policies``, ``protocol``, ``sandbox``, ``stats``,
+``text``; never the SDK, tournaments or the command line.
+"""
 
 from arena.dealer._answers import MAX_STALE as MAX_STALE
 from arena.dealer._bridge import call_soon as call_on_grpc_loop

@@ -1,8 +1,10 @@
-"""The rules engine: Five Card Draw as a pure, synchronous state machine (layer 1).
+"""The rules engine: Five Card Draw as a pure, synchronous state machine.
 
 No I/O, no clocks, no global randomness, no imports from the layers above. Actions
 go in, events come out; see :class:`Hand` for one deal and :class:`Table` for the
 seats, the button and the blinds across deals.
+
+It imports no other arena package.
 """
 
 from arena.engine._cards import FULL_DECK as FULL_DECK

@@ -1,12 +1,14 @@
 """Where a tournament's matches run, beyond the coordinator's own process (issue 12).
 
-Layer 6, above :mod:`arena.tournament` (which owns the seam: ``MatchSpec``,
+Above :mod:`arena.tournament` (which owns the seam: ``MatchSpec``,
 ``MatchOutcome``, the ``Executor`` protocol and the in-process executor) and below the
 command line. :class:`ProcessExecutor` plays matches in local worker processes
 (:mod:`arena.executors.worker`), each with its own bots; :class:`RayExecutor` plays them
 as Ray tasks on a cluster (``pip install 'arena[ray]'``, Ray imported only when used);
 :func:`open_executor` gives the one a tournament file asks for (``tournament.executor``).
 May import the tournament, the dealer and below; the tournament never imports this package.
+
+It may import ``dealer``, ``store``, ``text``, ``tournament``; never the command line.
 """
 
 from arena.executors._choose import executor_of as executor_of

@@ -1,4 +1,4 @@
-"""Hand histories in PHH, the TOML format of ``uoftcprg/phh-std`` (layer 2).
+"""Hand histories in PHH, the TOML format of ``uoftcprg/phh-std``.
 
 Export any engine hand (:func:`hand_to_phh`, :func:`dumps_phh`, :func:`dumps_phhs`),
 read ``.phh`` / ``.phhs`` text (:func:`load_phh`) and replay a hand through the engine
@@ -7,6 +7,8 @@ read ``.phh`` / ``.phhs`` text (:func:`load_phh`) and replay a hand through the 
 
 :mod:`arena.history.pokerkit` (imported on its own, never from here) registers those
 codes with PokerKit 0.7, for users who read arena histories with PokerKit.
+
+It may import ``engine``, ``text``.
 """
 
 from arena.history._errors import PhhError as PhhError

@@ -1,4 +1,4 @@
-"""Plugins (layer 5): pluggy hooks for bot drivers, rating systems and observers.
+"""Plugins: pluggy hooks for bot drivers, rating systems and observers.
 
 Write a plugin as a module of ``@hookimpl`` functions named after the specs in
 :mod:`arena.plugins.hookspecs`, and install it under the ``arena.plugins`` entry-point
@@ -17,6 +17,8 @@ group::
 
 The built-in drivers and rating systems are plugins too, registered by name
 (:data:`BUILTIN_PLUGINS`). ``ARENA_DISABLE_PLUGIN_AUTOLOAD=1`` loads no installed ones.
+
+It may import ``dealer``, ``engine``, ``ratings``, ``tournament``; never the command line.
 """
 
 from arena.plugins._builtin import BUILTIN_PLUGINS as BUILTIN_PLUGINS

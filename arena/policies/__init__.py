@@ -3,6 +3,8 @@
 A policy decides from an engine :class:`~arena.engine.SeatView` alone; over the wire
 that view comes from :func:`arena.protocol.read_decision`. :class:`PolicyBot` seats a
 policy in process (the ``builtin:`` bots). Imports the protocol and the engine only.
+
+It may import ``engine``, ``protocol``; never the dealer.
 """
 
 from arena.policies._basic import CallingStation as CallingStation

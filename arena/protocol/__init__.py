@@ -1,10 +1,12 @@
-"""The bot protocol (layer 2): generated gRPC code and engine <-> message conversion.
+"""The bot protocol: generated gRPC code and engine <-> message conversion.
 
 ``proto/arena/v1/arena.proto`` is the single source of truth; ``pb`` is its generated
 message module and ``pb_grpc`` its service stubs. This package owns the wire: every
 ``DealerMessage`` is built by a function here (``match_start`` ... ``match_end``), the
 public history is converted from the engine's seat views (``PublicHistory``), and bots
 and policies read a ``DecisionRequest`` back through ``read_decision`` alone.
+
+It may import ``engine``.
 """
 
 from arena.protocol._convert import PROTOCOL_VERSION as PROTOCOL_VERSION

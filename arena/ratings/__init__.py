@@ -4,6 +4,8 @@ Everything here works on plain values: a match or table becomes :class:`PairResu
 (:func:`pairwise_results`) for :class:`EloSystem` and :func:`fit_ratings`, or per-unit
 chips (:class:`MatchChips`) for win rates; :class:`Sprt` and :class:`ChipSprt` tell a
 running match when it may stop. Every figure comes with its 95% interval.
+
+It may import ``stats``.
 """
 
 from arena.ratings._bounds import DEFAULT_ANCHOR_RATING as DEFAULT_ANCHOR_RATING

@@ -1,4 +1,4 @@
-"""Learning environments over the rules engine (layer 4, beside the dealer; no network).
+"""Learning environments over the rules engine (beside the dealer; no network).
 
 - :func:`env` / :func:`raw_env`: a PettingZoo AEC environment for 2-7 players in every
   structure and variant (``arena.rl.env(players=3, structure="no_limit", joker="wild")``:
@@ -34,6 +34,8 @@ the CSPRNG) and replays a finished hand from ``env.phh()`` (every card, for ``ar
 replay``) or by playing the session again from the seed (same seed, same hands). A small chosen seed (``seed=7``) can be guessed
 from the cards an agent is dealt by one that knows how decks are drawn: leave it unset
 or draw a large one when the agent must not predict the cards.
+
+It may import ``engine``, ``history``, ``policies``, ``protocol``; never the dealer.
 """
 
 from arena.rl._game import DrawGame as DrawGame

@@ -1,4 +1,7 @@
-"""The Python bot SDK: subclass :class:`Bot`, implement ``decide``, call :func:`run`."""
+"""The Python bot SDK: subclass :class:`Bot`, implement ``decide``, call :func:`run`.
+
+It may import ``engine``, ``protocol``, ``text``; never the dealer.
+"""
 
 from arena.sdk._bot import Bot as Bot
 from arena.sdk._bot import Decision as Decision

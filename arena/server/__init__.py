@@ -1,9 +1,12 @@
-"""The dial-in server (layer 5, beside the tournament): the ``Arena`` gRPC service that
+"""The dial-in server (beside the tournament): the ``Arena`` gRPC service that
 bots on other machines connect to, with tokens, TLS, limits and held seats.
 
 The dealer only ever sees :class:`arena.dealer.BotDriver` objects; this package makes
 drivers out of the streams that bots open, and the command line hands them to matches
 and tournaments (neither of which imports this package).
+
+It may import ``dealer``, ``protocol``, ``text``; never tournaments (the command line
+joins them).
 """
 
 from arena.server._arena import MAX_TABLES as MAX_TABLES

@@ -1,8 +1,8 @@
 """Tournaments: configuration, formats, scheduling, standings, and the runner that
 records each match in :mod:`arena.store` (which it re-exports for older imports).
 
-It may import the dealer, the store and every lower layer; never the executors, the
-server, the web views or the command line."""
+It may import ``dealer``, ``engine``, ``policies``, ``ratings``, ``stats``, ``store`` and
+``text``; never the executors, the server, the web views or the command line."""
 
 from arena.store._schema import NOT_STARTED as NOT_STARTED
 from arena.store._schema import AlreadyRecorded as AlreadyRecorded

@@ -1,5 +1,9 @@
-"""Web views (layer 5, beside the plugins): the hand replayer, the tournament report and
-the live spectator page, all built from one server-side public view of each hand."""
+"""Web views (beside the plugins): the hand replayer, the tournament report and
+the live spectator page, all built from one server-side public view of each hand.
+
+It may import ``engine``, ``history``, ``store``, ``text``, ``tournament``; never the
+dealer or the command line.
+"""
 
 from arena.web._hub import LiveHub as LiveHub
 from arena.web._live import LiveApp as LiveApp
