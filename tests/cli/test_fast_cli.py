@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import click
+import click.testing
 import pytest
 
 from arena.cli import _app, _options
@@ -26,6 +28,7 @@ HEAVY = ("grpc", "google", "numpy", "jinja2", "trio")
 PROBE = """
 import json, sys
 import click
+import click.testing
 from arena.cli._app import cli
 try:
     cli.main({args!r}, prog_name="arena", standalone_mode=False)
@@ -65,12 +68,6 @@ def command_paths() -> list[list[str]]:
 NOT_YET: dict[str, str] = {}
 """Commands whose help still imports a heavy package, and why."""
 
-BOUNDS = pytest.mark.xfail(
-    strict=True,
-    reason="arena.tournament._bounds runs arena/tournament/__init__.py, which imports the dealer",
-)
-"""A value refused by the TOML bounds: the bounds have no light home yet."""
-
 
 def case(path: list[str]) -> object:
     marks = []
@@ -93,11 +90,9 @@ class TestNothingHeavy:
         "args",
         [
             pytest.param(["match", "--max-draw", "0", "a", "b"], id="match --max-draw 0"),
-            pytest.param(["match", "--hands", "0", "a", "b"], id="match --hands 0", marks=BOUNDS),
-            pytest.param(
-                ["match", "--timeout", "nan", "a", "b"], id="match --timeout nan", marks=BOUNDS
-            ),
-            pytest.param(["check-bot", "--timeout", "-1", "x"], id="check-bot -1", marks=BOUNDS),
+            pytest.param(["match", "--hands", "0", "a", "b"], id="match --hands 0"),
+            pytest.param(["match", "--timeout", "nan", "a", "b"], id="match --timeout nan"),
+            pytest.param(["check-bot", "--timeout", "-1", "x"], id="check-bot -1"),
             pytest.param(["match", "--joker", "two", "a", "b"], id="match --joker two"),
             pytest.param(["bots", "add"], id="bots add"),
             pytest.param(["ratings", "--anchor-rating", "x"], id="ratings --anchor-rating x"),
@@ -166,3 +161,26 @@ class TestShownDefaults:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert "[]" == done.stdout.strip(), done.stderr
         assert _app.__name__ == "arena.cli._app"
+
+
+def test_the_tournament_front_door_loads_each_name_on_first_use() -> None:
+    """``arena.tournament``'s lazy names: the table, the ``TYPE_CHECKING`` block and
+    ``__all__`` name the same things, and each name resolves to its module's object."""
+    import ast
+    import importlib
+
+    import arena.tournament as tournament
+
+    source = Path(tournament.__file__).read_text()
+    checked = {
+        alias.asname or alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "_TYPE_CHECKING"
+        for inner in node.body
+        if isinstance(inner, ast.ImportFrom)
+        for alias in inner.names
+    }
+    exports = tournament._EXPORTS
+    assert set(exports) == checked == set(tournament.__all__)
+    for name, module in exports.items():
+        assert getattr(tournament, name) is getattr(importlib.import_module(module), name)
