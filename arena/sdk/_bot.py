@@ -20,7 +20,11 @@ Hello and turns each DecisionRequest into a :class:`Decision`::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from arena import protocol
 from arena.engine import (
@@ -119,23 +123,78 @@ class Bot:
         return protocol.hello(name=self.name, version=self.version, wants_hand_start=wants)
 
     def answer(self, request: pb.DecisionRequest) -> pb.BotMessage:
-        """Run :meth:`decide` and wrap its answer for the wire."""
-        return protocol.answer(self.decide(Decision(request)), request.decision_id)
+        """Run :meth:`decide` and wrap its answer for the wire.
+
+        When ``decide`` raises (or returns something that is no action), the traceback
+        goes to stderr and the default is played: check when free, else fold; stand pat
+        at the draw (what the dealer plays for a late answer, R23). The stream goes on.
+        """
+        try:
+            return protocol.answer(self.decide(Decision(request)), request.decision_id)
+        except Exception as error:
+            default = _default_action(request)
+            _report(self.name, "decide", error, f"played {_DEFAULT_NAMES[default.kind]}")
+            return pb.BotMessage(action=default)
 
     def handle(self, message: pb.DealerMessage) -> pb.BotMessage | None:
-        """React to one dealer message; returns the reply, if one is due."""
+        """React to one dealer message; returns the reply, if one is due.
+
+        An exception in an ``on_*`` hook is printed to stderr with its traceback and
+        goes no further: the match goes on.
+        """
         kind = message.WhichOneof("kind")
         if kind == "decision":
             return self.answer(message.decision)
         if kind == "match_start":
-            self.on_match_start(message.match_start)
+            self._hook(self.on_match_start, message.match_start)
             return self.hello()
         if kind == "hand_start":
-            self.on_hand_start(message.hand_start)
+            self._hook(self.on_hand_start, message.hand_start)
         elif kind == "hand_end":
-            self.on_hand_end(message.hand_end)
+            self._hook(self.on_hand_end, message.hand_end)
         elif kind == "fault":
-            self.on_fault(message.fault)
+            self._hook(self.on_fault, message.fault)
         elif kind == "match_end":
-            self.on_match_end(message.match_end)
+            self._hook(self.on_match_end, message.match_end)
         return None
+
+    def _hook(self, hook: Callable[[Any], None], message: object) -> None:
+        try:
+            hook(message)
+        except Exception as error:
+            _report(self.name, hook.__name__, error, "the match goes on")
+
+
+_ARENA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+_DEFAULT_NAMES = {
+    pb.ACTION_KIND_DISCARD: "stand pat",
+    pb.ACTION_KIND_FOLD: "fold",
+    pb.ACTION_KIND_CALL: "call",
+    pb.ACTION_KIND_CHECK: "check",
+}
+
+
+def _default_action(request: pb.DecisionRequest) -> pb.Action:
+    """The dealer's default for ``request`` (R23): check when free, else fold; stand pat."""
+    if request.phase == pb.PHASE_DRAW:
+        kind = pb.ACTION_KIND_DISCARD
+    elif request.legal.call_amount > 0 and request.legal.can_fold:
+        kind = pb.ACTION_KIND_FOLD
+    elif request.legal.call_amount > 0:
+        kind = pb.ACTION_KIND_CALL  # no fold offered: a call is always legal facing a bet
+    else:
+        kind = pb.ACTION_KIND_CHECK
+    return pb.Action(decision_id=request.decision_id, kind=kind)
+
+
+def _report(bot: str, where: str, error: Exception, outcome: str) -> None:
+    """The traceback of ``error`` and one line naming the bot's own file and line, on stderr."""
+    traceback.print_exception(error, file=sys.stderr)
+    frames = traceback.extract_tb(error.__traceback__)
+    # the innermost frame of the bot's own code (an engine call that refused its argument
+    # raises inside arena/, but the line to fix is the bot's)
+    own = [f for f in frames if not f.filename.startswith(_ARENA_DIR)] or frames
+    place = f" at {os.path.basename(own[-1].filename)}:{own[-1].lineno}" if own else ""
+    print(f"{bot}: {where} raised {type(error).__name__}{place}; {outcome}", file=sys.stderr)
+    sys.stderr.flush()
