@@ -52,7 +52,9 @@ class Committer:
 
     ``already`` holds the keys whose forfeit an earlier run recorded (it stands until a
     played result replaces it). ``on_committed(match, outcome)`` runs after each match
-    is rated (schedule order; a forfeit, which moves no Elo, in its turn as well).
+    is rated (schedule order; a forfeit, which moves no Elo, in its turn as well);
+    ``on_recorded(match, outcome)`` as soon as its rows are committed, in the order the
+    matches end (what a progress count shows: the store's count, issue 21 item 3).
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class Committer:
         game_type: str,
         already: set[str],
         on_committed: Callable[[Any, MatchOutcome], None],
+        on_recorded: Callable[[Any, MatchOutcome], None] | None = None,
     ) -> None:
         self._store = store
         self._id = tournament_id
@@ -73,6 +76,7 @@ class Committer:
         self._game_type = game_type
         self._already = already
         self._on_committed = on_committed
+        self._on_recorded = on_recorded
         self._matches = {spec.match_id: match for spec, match in zip(specs, matches, strict=True)}
         self._taken: set[str] = set()
         self._lock = trio.Lock()
@@ -105,6 +109,8 @@ class Committer:
         match = self._matches[spec.match_id]
         async with self._lock:
             await trio.to_thread.run_sync(self._record, match, outcome, spec.remote)
+            if self._on_recorded is not None:
+                self._on_recorded(match, outcome)
             if spec.remote:
                 self._on_committed(match, outcome)
             else:

@@ -60,6 +60,8 @@ class Progress:
     notes: list[str] = dataclasses.field(default_factory=list)
     not_started: int = 0
     """Matches recorded as forfeits because a bot could not start (resume retries them)."""
+    did_not_start: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Each bot that did not start in this run, with the end of its error (printable)."""
     waiting_for: list[str] = dataclasses.field(default_factory=list)
     """Bots that dial in whose streams the next matches wait for, while none can be played
     (sorted; empty when something plays). Reported once per change."""
@@ -206,6 +208,7 @@ async def _run_locked(
         game_type=game_type_of(config.game),
         already=retry,
         on_committed=reporter.committed,
+        on_recorded=reporter.recorded,
     )
     job = Job(
         config=config,
@@ -236,12 +239,17 @@ class _Reporter:
         if self.on_progress is not None:
             self.on_progress(self.progress)
 
-    def committed(self, match: Any, outcome: MatchOutcome) -> None:
-        """A match is committed: count it, and show it to ``on_match_finished``."""
+    def recorded(self, match: Any, outcome: MatchOutcome) -> None:
+        """A match's rows are in the store: count it (before its turn to be rated)."""
         self.progress.done += 1
         if outcome.result is None:
             self.progress.not_started += 1
-        else:
+            self.progress.did_not_start.update(outcome.not_started)
+        self.report()
+
+    def committed(self, match: Any, outcome: MatchOutcome) -> None:
+        """A match is rated in its turn: show it to ``on_match_finished``."""
+        if outcome.result is not None:
             self.progress.last_match = match.key
             if self.observers.on_match_finished is not None:
                 self.observers.on_match_finished(f"{self.name}/{match.key}", outcome.result)
