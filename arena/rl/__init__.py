@@ -35,9 +35,22 @@ replay``) or by playing the session again from the seed (same seed, same hands).
 from the cards an agent is dealt by one that knows how decks are drawn: leave it unset
 or draw a large one when the agent must not predict the cards.
 
+Gymnasium id. ``import arena.rl`` registers ``arena/FiveCardDraw-v0`` (at once if
+gymnasium is loaded, else as gymnasium's import finishes; :mod:`arena.rl._register`):
+``gymnasium.make("arena/FiveCardDraw-v0", opponents=["random"], structure="no_limit")``
+passes its keywords to :func:`gym_env`, ``max_episode_steps=N`` adds Gymnasium's
+``TimeLimit``. :func:`env` takes PettingZoo's ``max_cycles=N``: a hand not over after N
+agents' steps is truncated (every agent, reward 0). An unknown keyword is a ``TypeError``
+naming the function and every keyword it takes.
+
+Rendering. ``render_mode="human"`` prints (``"ansi"`` returns) the public table: pot,
+stacks, bets, folds, draw counts, cards shown at the showdown; :func:`gym_env` adds the
+learner's own cards (in :func:`sorted_cards` order). Never another seat's hidden cards.
+
 It may import ``engine``, ``history``, ``policies``, ``protocol``; never the dealer.
 """
 
+from arena.rl import _register
 from arena.rl._game import DrawGame as DrawGame
 from arena.rl._make import EXTRA_HINT as EXTRA_HINT
 from arena.rl._make import MissingExtraError as MissingExtraError
@@ -51,6 +64,8 @@ from arena.rl._spaces import OBS_SIZE as OBS_SIZE
 from arena.rl._spaces import discard_action as discard_action
 from arena.rl._spaces import sorted_cards as sorted_cards
 from arena.rl._spaces import to_engine as to_engine
+
+_register.install()  # gymnasium.make("arena/FiveCardDraw-v0"), gymnasium not imported here
 
 __all__ = [
     "ACTION_NAMES",

@@ -17,7 +17,8 @@ from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  #
 from pettingzoo import AECEnv  # type: ignore[import-untyped, import-not-found, unused-ignore]  # untyped; the rl extra may be absent
 
 from arena.engine import SeatView
-from arena.rl._game import DrawGame
+from arena.rl._game import DrawGame, check_keywords
+from arena.rl._render import table_text
 from arena.rl._spaces import N_ACTIONS, OBS_SIZE, action_index
 
 
@@ -46,11 +47,16 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
         render_mode: str | None = None,
         *,
         illegal: str = "raise",
+        max_cycles: int | None = None,
         **settings: Any,
     ) -> None:
         super().__init__()
         if illegal not in ("raise", "terminate"):
             raise ValueError(f"illegal must be 'raise' or 'terminate', got {illegal!r}")
+        function = "arena.rl.env" if illegal == "terminate" else "arena.rl.raw_env"
+        check_keywords(function, settings, ("players", "render_mode", "max_cycles"))
+        self.max_cycles = _max_cycles(max_cycles)
+        self._steps = 0  # the actions played in this hand, for max_cycles
         self._terminate_illegal = illegal == "terminate"
         self._ready = False
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -81,6 +87,7 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
         info = game.info()
         self.infos = {name: dict(info) for name in agents}
         self.agent_selection = agents[game.actor_seat()]
+        self._steps = 0
         self._ready = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -114,8 +121,11 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
             self._end_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
+        self._steps += 1
         hand = game.hand
-        if hand.is_over:
+        if not hand.is_over and self.max_cycles is not None and self._steps >= self.max_cycles:
+            self._truncate()
+        elif hand.is_over:
             self.rewards = dict(zip(self.possible_agents, game.rewards(), strict=True))
             self.terminations = dict.fromkeys(self.agents, True)
             payoffs = list(hand.payoffs or ())
@@ -127,6 +137,13 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
             self.agent_selection = self.possible_agents[hand.actor]  # type: ignore[index]  # a hand not over has an actor
         if self.render_mode == "human":
             self.render()
+
+    def _truncate(self) -> None:
+        """``max_cycles`` steps played and the hand not over: every agent is truncated with
+        reward 0 (the hand is abandoned, nobody is paid); ``reset()`` deals the next one."""
+        self.truncations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        self._deads_step_first()
 
     def _end_illegal(self, agent: str) -> None:
         """As PettingZoo's ``TerminateIllegalWrapper``: the hand stops, the offender gets -1."""
@@ -147,8 +164,10 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
         return self.game.phh()
 
     def render(self) -> str | None:
-        """The whole hand, every seat's cards included: a debugging view, not a seat's."""
-        text = f"{self.game.info()['hand_id']}: {self.game.hand!r}"
+        """The public table (``human``: printed; ``ansi``: returned): pot, stacks, bets,
+        folds, draw counts and cards shown at the showdown, never a hole card (every
+        agent's screen). The whole hand, for debugging, is ``phh()``."""
+        text = table_text(self.game, self.possible_agents)
         if self.render_mode == "human":
             print(text)
             return None
@@ -156,6 +175,17 @@ class DrawPokerEnv(AECEnv):  # type: ignore[misc, unused-ignore]  # AECEnv is An
 
     def close(self) -> None:
         pass
+
+
+def _max_cycles(value: object) -> int | None:
+    """``max_cycles`` checked: ``None`` (no bound) or a whole number of steps from 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"max_cycles must be a whole number of steps or None, got {value!r}")
+    if value < 1:
+        raise ValueError(f"max_cycles must be at least 1 step, got {value!r}")
+    return value
 
 
 def raw_env(players: int = 2, render_mode: str | None = None, **settings: Any) -> DrawPokerEnv:

@@ -19,9 +19,12 @@ the agent must not predict the cards.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import hashlib
 import operator
 import random
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -39,6 +42,28 @@ from arena.rl._spaces import (
 
 DEFAULT_STACK_BLINDS = 100
 """Starting stack, in big blinds, when ``stack`` is not given (every hand starts afresh)."""
+
+GAME_KEYS: tuple[str, ...] = ("stack", *(f.name for f in dataclasses.fields(GameConfig)))
+"""The keywords :class:`DrawGame` takes: ``stack`` and every :class:`GameConfig` key."""
+
+
+def check_keywords(
+    function: str, settings: Mapping[str, Any], own: Iterable[str], hint: str = ""
+) -> None:
+    """``TypeError`` for a keyword in ``settings`` that no game takes, as Python words it
+    but naming the public ``function`` (never an internal class) and every keyword it
+    takes (``own``, then :data:`GAME_KEYS`), with the closest one if it looks misspelt."""
+    unknown = [key for key in settings if key not in GAME_KEYS]
+    if not unknown:
+        return
+    key = unknown[0]
+    own = tuple(own)
+    close = difflib.get_close_matches(key, own + GAME_KEYS, n=1)
+    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    raise TypeError(
+        f"{function}() got an unexpected keyword argument {key!r}{guess}{hint}; it takes "
+        f"{', '.join(own)}, {GAME_KEYS[0]} and the GameConfig keys: {', '.join(GAME_KEYS[1:])}"
+    )
 
 
 class DrawGame:

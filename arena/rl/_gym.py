@@ -19,7 +19,8 @@ from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]  #
 
 from arena.engine import IllegalActionError, SeatView
 from arena.rl._aec import observation_space
-from arena.rl._game import DrawGame
+from arena.rl._game import DrawGame, check_keywords
+from arena.rl._render import table_text
 from arena.rl._seats import Seat, seat_for
 from arena.rl._spaces import N_ACTIONS, action_index
 
@@ -27,7 +28,7 @@ from arena.rl._spaces import N_ACTIONS, action_index
 class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env is Any without the extra
     """The learner in seat ``seat`` against ``opponents`` (one per other seat)."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012  # a class attribute in gymnasium
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012  # a class attribute in gymnasium
 
     def __init__(
         self,
@@ -39,6 +40,13 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
     ) -> None:
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             opponents = [opponents]
+        hint = ""
+        if "max_cycles" in settings:
+            hint = (
+                " (PettingZoo's bound, for arena.rl.env(); a Gymnasium episode is bounded by "
+                "gymnasium.make(..., max_episode_steps=N) or gymnasium.wrappers.TimeLimit)"
+            )
+        check_keywords("arena.rl.gym_env", settings, ("opponents", "seat", "render_mode"), hint)
         players = len(opponents) + 1
         if not 0 <= seat < players:
             raise ValueError(f"seat must be 0 to {players - 1}, got {seat!r}")
@@ -76,6 +84,8 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
                 opponent.hand_started(game, s)
             self._play_others()
             if not game.hand.is_over:
+                if self.render_mode == "human":
+                    self.render()
                 return self._observe(), self._info()
             self._skipped += 1
             self._hand_over()
@@ -99,6 +109,8 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
         self._play_others()
         info = self._info()
         info["illegal_action"] = illegal
+        if self.render_mode == "human":
+            self.render()
         if not game.hand.is_over:
             return self._observe(), 0.0, False, False, info
         self._hand_over()
@@ -140,8 +152,17 @@ class DrawPokerGym(gymnasium.Env):  # type: ignore[misc, unused-ignore]  # Env i
         return self.game.phh()
 
     def render(self) -> str | None:
-        """The whole hand, every seat's cards included: a debugging view, not a seat's."""
-        return f"{self.game.info()['hand_id']}: {self.game.hand!r}"
+        """The table as the learner sees it: the public state and its own cards, never an
+        opponent's hidden ones (``ansi``: returned; ``human``: printed, as ``reset`` and
+        ``step`` do by themselves). The whole hand, for debugging, is ``phh()``."""
+        names = [
+            f"seat {s}" + (" (you)" if s == self.seat else "") for s in range(self.game.players)
+        ]
+        text = table_text(self.game, names, own=self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
 
 def gym_env(

@@ -14,7 +14,8 @@ Actions (:data:`N_ACTIONS` = 38):
   fixed limit only 2 is ever legal);
 - 6..37 the draw: action ``6 + m`` throws the cards whose bits are set in ``m``, bit ``i``
   being the ``i``-th of the seat's cards in :func:`sorted_cards` order (rank-major, joker
-  last); 6 stands pat. Masked past ``max_discard`` (R15).
+  last); 6 stands pat. Masked past ``max_discard`` (R15). Its :data:`ACTION_NAMES` label
+  writes the bits card 0 first: ``discard 10000`` throws card 0.
 
 What an action is (:func:`action_index`): a member of ``Discrete(38)`` as gymnasium's
 ``Discrete.contains`` defines it, an integer 0..37: a Python ``int``, a NumPy integer, a
@@ -72,9 +73,13 @@ ACTION_NAMES: tuple[str, ...] = (
     "raise half pot",
     "raise pot",
     "raise max",
-    *(f"discard {m:05b}"[::-1] if m else "stand pat" for m in range(32)),
-)
-"""A short label per action (discards as the bits of the cards thrown, card 0 first)."""
+    *("discard " + "".join("01"[m >> i & 1] for i in range(5)) if m else "stand pat"
+      for m in range(32)),
+)  # fmt: skip
+"""A short label per action. A draw reads ``discard`` and five digits, one per card in
+:func:`sorted_cards` order, card 0 first (leftmost): ``discard 10000`` (action 7) throws
+card 0 alone, ``discard 00011`` (action 30) cards 3 and 4; 6 is ``stand pat``. Digit ``i``
+is bit ``i`` of ``m`` in action ``6 + m``, so the string is ``m`` in binary read backwards."""
 
 MAX_SEATS = 7
 # --- the observation layout (offsets into the vector) ---
