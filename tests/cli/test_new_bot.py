@@ -252,3 +252,87 @@ def test_a_build_sees_only_a_few_environment_variables(tmp_path: Path, monkeypat
     assert build_folder(load_manifest(folder)) in ("L0", "L1")
     log = (folder / ".arena-build.log").read_text()
     assert "PATH=" in log and "secret" not in log
+
+
+# --- issue 21 items 2 and 6: the student's file, and errors in it ----------------------
+
+STUDENT_FILE = {"python": "bot.py", "node": "bot.js", "cpp": "bot.cpp"}
+DECIDE = {"python": "def decide(", "node": "function decide(", "cpp": "Action Decide("}
+# after the line that opens decide: raise after 10 decisions, in the language's own way
+RAISE_LATER = {
+    "python": ("        self.n = getattr(self, 'n', 0) + 1\n        if self.n > 10:\n"
+               "            return [][0]\n", "IndexError"),
+    "node": ("  decide.n = (decide.n || 0) + 1;\n  if (decide.n > 10) return request.no.such;\n",
+             "TypeError"),
+    "cpp": ("  static int n = 0;\n  if (++n > 10) return Call(std::vector<int>().at(3));\n",
+            "std::out_of_range"),
+}  # fmt: skip
+
+
+def test_the_students_file_is_short_with_decide_near_the_top(bot_folder: Path) -> None:
+    """issue 21 item 6: the file a student opens holds the strategy, decide in the first
+    30 lines and about 30 lines long, the plumbing elsewhere (the SDK, arena.js,
+    arena_bot.hpp/.cpp); at most 80 lines in all."""
+    lang = bot_folder.name.removeprefix("my-")
+    if lang == "cpp":
+        pytest.xfail("the C++ template is split in the next commit")
+    lines = (bot_folder / STUDENT_FILE[lang]).read_text().splitlines()
+    assert len(lines) <= 80, len(lines)
+    start = next(n for n, line in enumerate(lines) if DECIDE[lang] in line)
+    assert start < 30, start
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next(
+        n
+        for n in range(start + 1, len(lines))
+        if lines[n].strip() and len(lines[n]) - len(lines[n].lstrip()) <= indent
+    )
+    assert end - start <= 40, (start, end)
+
+
+def test_an_exception_in_decide_is_logged_and_the_match_goes_on(
+    bot_folder: Path, tmp_path: Path
+) -> None:
+    """issue 21 item 2: a student's decide that raises after 10 decisions plays a whole
+    match: no DISCONNECTED fault, not sat out, and its stderr log names the exception
+    (and, in Python and Node, the file and line). It used to break the stream."""
+    lang = bot_folder.name.removeprefix("my-")
+    if lang == "cpp":
+        pytest.xfail("the C++ template catches no exception until the next commit")
+    folder = tmp_path / bot_folder.name
+    ignore = shutil.ignore_patterns("build") if lang == "cpp" else None  # CMake's cache
+    shutil.copytree(bot_folder, folder, symlinks=True, ignore=ignore)
+    student = folder / STUDENT_FILE[lang]
+    text = student.read_text()
+    at = text.index("\n", text.index(DECIDE[lang])) + 1
+    insert, kind = RAISE_LATER[lang]
+    student.write_text(text[:at] + insert + text[at:])
+    line = text[:at].count("\n") + insert.count("\n")  # the line that raises
+    result = run(
+        "match", str(folder), "builtin:calling-station",
+        "--hands", "20", "--seed", "3", "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (match,) = (tmp_path / "out").iterdir()
+    summary = json.loads((match / "result.json").read_text())
+    assert summary["hands_played"] == 20
+    seat = next(s for s in summary["seats"] if s["name"] == f"my-{lang}")
+    assert not seat["sat_out"] and not seat["forfeited"], seat
+    rows = [json.loads(r) for r in (match / "log.jsonl").read_text().splitlines()]
+    faults = [r for r in rows if r.get("event") == "fault" and r.get("seat") == seat["seat"]]
+    assert not [f for f in faults if f["reason"] == "DISCONNECTED"], faults[:2]
+    stderr = (match / "bots" / f"my-{lang}.stderr.log").read_text()
+    assert kind in stderr, stderr[-2000:]
+    if lang != "cpp":  # C++ has no portable stack trace: the type and what() only
+        assert f"{STUDENT_FILE[lang]}:{line}" in stderr, stderr[-2000:]
+
+
+def test_the_node_example_shares_the_templates_files() -> None:
+    """issue 21 item 6: examples_bots/node is the template with its own name: the same
+    arena.js (the plumbing), the same bot.js but for the name."""
+    from arena.cli._new_bot import PLACEHOLDER
+
+    files = template_files("node")
+    example = ROOT / "examples_bots" / "node"
+    assert files["arena.js"] == (example / "arena.js").read_text()
+    assert PLACEHOLDER not in files["arena.js"]
+    assert files["bot.js"].replace(PLACEHOLDER, "node-pairs") == (example / "bot.js").read_text()
