@@ -100,8 +100,27 @@ def scan(bots_dir: Path, out_dir: Path) -> tuple[list[dict[str, Any]], list[str]
     return bots, notes
 
 
+DEFAULT_DATABASE = "arena-data/arena.db"
+"""Where a league is stored unless its file says otherwise: the same default as
+``tournament.database`` (:mod:`arena.tournament._config_load`) and ``--db`` of
+``arena ratings`` and ``arena report`` (issue 21 item 3)."""
+
+
+def database_from(out: Path) -> str:
+    """``tournament.database`` for a file written at ``out``: the working folder's
+    :data:`DEFAULT_DATABASE`, relative to the file (as the file's paths are read), so
+    ``arena ratings`` and ``arena report`` run here find it with no ``--db``."""
+    target = Path.cwd() / DEFAULT_DATABASE
+    return Path(os.path.relpath(target, out.resolve().parent)).as_posix()
+
+
 def league_file(
-    bots: list[dict[str, Any]], name: str, *, baselines: bool, hands: int
+    bots: list[dict[str, Any]],
+    name: str,
+    *,
+    baselines: bool,
+    hands: int,
+    database: str = DEFAULT_DATABASE,
 ) -> dict[str, Any]:
     """The tournament file's tables: a duplicate round robin, rated, anchored when possible."""
     entries = list(bots)
@@ -113,7 +132,7 @@ def league_file(
             "duplicate": True,
             "rounds": 1,
             "output": "runs",
-            "database": "arena.db",
+            "database": database,
         },
         "timeouts": {"action": 2.0, "startup": 30.0},
     }
@@ -165,7 +184,7 @@ def command(
         click.echo(f"note: {note}", err=True)
     if len(bots) + (len(BASELINES) if baselines else 0) < 2:
         raise click.ClickException(f"{bots_dir}: fewer than two bots to play (see the notes above)")
-    data = league_file(bots, league, baselines=baselines, hands=hands)
+    data = league_file(bots, league, baselines=baselines, hands=hands, database=database_from(out))
     header = _HEADER.format(bots_dir=bots_dir, out=out)
     try:
         out.write_text(header + _toml(data), encoding="utf-8")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,9 +49,11 @@ db_option = click.option(
 DEFAULT_ANCHOR_RATING = 1000.0
 
 
-def _interval(value: float, half: float, *, signed: bool = False) -> str:
-    shown = f"{value:+.0f}" if signed else f"{value:.0f}"
-    return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
+def _interval(value: float, half: float, *, signed: bool = False, anchor: bool = False) -> str:
+    """``"1140 ± 45"``, or "too few hands" where there is no interval (issue 21 item 3)."""
+    from arena.tournament._standing_notes import figure
+
+    return figure(value, half, signed=signed, anchor=anchor)
 
 
 def _live_elo(value: float) -> str:
@@ -92,7 +95,9 @@ def standings_table(standings: Standings, title: str, *, live_elo: bool = False)
     for header in ("matches", "hands", "faults"):
         _figure_column(table, header)
     for rank, row in enumerate(standings.rows, 1):
-        cells: list[str | Text] = [str(rank), Text(row.bot), _interval(row.fit.elo, row.fit.ci95)]
+        pinned = row.bot == standings.anchor
+        elo = _interval(row.fit.elo, row.fit.ci95, anchor=pinned)
+        cells: list[str | Text] = [str(rank), Text(row.bot), elo]
         if live_elo:
             cells.append(_live_elo(row.elo))
         cells += [
@@ -103,6 +108,26 @@ def standings_table(standings: Standings, title: str, *, live_elo: bool = False)
         ]
         table.add_row(*cells)
     return table
+
+
+def print_standings(
+    console: Console,
+    standings: Standings,
+    title: str,
+    *,
+    unfinished: Sequence[str] = (),
+    live_elo: bool = False,
+) -> None:
+    """The leaderboard as ``arena ratings`` and the end of a run print it: the unfinished
+    tournaments first, then the table, then the bots that did not play and why."""
+    from arena.tournament._standing_notes import printable_reason
+
+    say = partial(console.print, markup=False, highlight=False)
+    for line in unfinished:
+        say(line)
+    console.print(standings_table(standings, title, live_elo=live_elo))
+    for bot, why in standings.did_not_play:
+        say(f"did not play: {printable_reason(bot)} ({printable_reason(why)}); not ranked")
 
 
 def _matrix(
@@ -364,6 +389,7 @@ def _print_ratings(
     live_elo: bool,
 ) -> None:
     from arena.tournament import compute_standings
+    from arena.tournament._standing_notes import unfinished_notes
 
     for kind in _game_types(store, game_type):
         unpinned = compute_standings(store, kind, tournament=tournament)
@@ -378,7 +404,8 @@ def _print_ratings(
             store, kind, tournament=tournament, anchor=pinned, anchor_rating=rating
         )
         title = f"{kind}: {standings.matches} matches"
-        console.print(standings_table(standings, title, live_elo=live_elo))
+        unfinished = unfinished_notes(store, kind, [tournament] if tournament else [])
+        print_standings(console, standings, title, unfinished=unfinished, live_elo=live_elo)
         console.print(note, markup=False, highlight=False)
         if show_pairs:
             console.print(pairs_table(standings, width=console.width))

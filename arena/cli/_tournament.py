@@ -79,7 +79,7 @@ def play_tournament(
     """Run (or resume) ``config`` with a live leaderboard; return the final standings."""
     return _play_tournament(
         config, resume=resume, no_plugins=no_plugins, console=console, watch=watch
-    )[0]
+    ).standings
 
 
 def _play_tournament(
@@ -90,8 +90,8 @@ def _play_tournament(
     console: Console,
     watch: str | None = None,
     dial_in: DialIn | None = None,
-) -> tuple[Standings, Progress]:
-    """:func:`play_tournament`, also returning the run's progress (for the exit status);
+) -> SessionResult:
+    """:func:`play_tournament`, returning the whole result (progress: the exit status);
     ``dial_in`` serves the remote bots (``arena serve``). The :class:`Session` owns every
     part of the run; this only hands it the plugins, the executor, the server and the
     page it asks for, and prints."""
@@ -128,7 +128,7 @@ def _play_tournament(
     for note in result.replay_notes:
         console.print(note, markup=False, highlight=False)
     console.print(_recorded_line(config, result.progress), markup=False, highlight=False)
-    return result.standings, result.progress
+    return result
 
 
 class _Board:
@@ -216,10 +216,18 @@ def _recorded_line(config: TournamentConfig, progress: Progress) -> str:
     line = f"{config.name}: {progress.done}/{progress.total} matches recorded in {config.database_name}"
     if progress.not_started:
         line += (
-            f"; {progress.not_started} not started (a bot did not start): "
+            f"; {progress.not_started} not started ({_who(progress)} did not start): "
             f"`arena tournament resume {config.source}` tries again"
         )
     return line
+
+
+def _who(progress: Progress) -> str:
+    """The bots that did not start, by name (issue 21 item 3), else "a bot"."""
+    from arena.tournament._standing_notes import printable_reason
+
+    names = [printable_reason(name) for name in sorted(progress.did_not_start)]
+    return ", ".join(names) or "a bot"
 
 
 def _load(path: Path) -> TournamentConfig:
@@ -276,13 +284,12 @@ def play_and_show(
     from rich.console import Console
 
     from arena.cli._bots import build_folder_bots
-    from arena.cli._ratings import standings_table
 
     config = _load(file)
     build_folder_bots(config.bots, strict=False, hidden=config.hidden_paths)  # issue 13 item 4
     console = Console()
     with user_errors(lambda: interrupted_line(config, serving=dial_in is not None)):
-        standings, progress = _play_tournament(
+        result = _play_tournament(
             config,
             resume=resume,
             no_plugins=no_plugins,
@@ -290,10 +297,37 @@ def play_and_show(
             watch=watch,
             dial_in=dial_in,
         )
-        title = f"leaderboard: {standings.game_type}, all tournaments in {_short_name(config)}"
-        console.print(standings_table(standings, title))
-    if progress.not_started:  # not finished: scripts can tell (the note above says why)
+        _print_final(console, config, result)
+    if result.progress.not_started:  # not finished: scripts can tell (the note above says why)
         raise SystemExit(NOT_STARTED_EXIT)
+
+
+def _print_final(console: Console, config: TournamentConfig, result: SessionResult) -> None:
+    """This tournament's standings, computed after its last match (as ``arena ratings
+    --tournament NAME`` prints them), then the database's leaderboard if it holds more."""
+    from arena.cli._ratings import print_standings
+    from arena.tournament._standing_notes import unfinished_notes
+
+    standings, mine = result.standings, result.tournament_standings
+    if mine is not None:
+        with_store = _unfinished(config, unfinished_notes)
+        title = f"standings: {mine.game_type}, {config.name}: {mine.matches} matches"
+        print_standings(console, mine, title, unfinished=with_store)
+        if mine.matches == standings.matches:
+            return  # the database holds this tournament alone: the same table
+    title = f"leaderboard: {standings.game_type}, all tournaments in {_short_name(config)}"
+    print_standings(console, standings, title)
+
+
+def _unfinished(config: TournamentConfig, notes: Callable) -> list[str]:
+    """This tournament's "unfinished: ..." line, if it is (read from its database)."""
+    from arena.tournament import Store, StoreError
+
+    try:
+        with Store.open(config.database, create=False) as store:
+            return notes(store, None, [config.name])
+    except (StoreError, OSError):
+        return []
 
 
 @tournament.command("run")

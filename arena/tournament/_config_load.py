@@ -33,6 +33,10 @@ from arena.tournament._config import (
 from arena.tournament._config_scale import parse_scale
 from arena.tournament._limits import parse_limits
 
+DATABASE = "arena-data/arena.db"
+"""``tournament.database`` when a file has none (relative to the file): the default of
+``arena tournament init`` and of ``--db`` (``arena ratings``, ``arena report``) too."""
+
 
 def load_tournament(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament file; raises :class:`TournamentConfigError`."""
@@ -268,7 +272,7 @@ class _Parser:
             else self.integer(tour, t, "seed", None, minimum=0, maximum=_bounds.MAX_SEED)
         )
         output = self.path(self.string(tour, t, "output", "runs") or "runs")
-        database = self.where(self.string(tour, t, "database", "arena.db") or "arena.db")
+        database = self.where(self.string(tour, t, "database", DATABASE) or DATABASE)
         early_stop = self.early_stop(tour, fmt)
         game, stack = self.game(self.table(data, "game"))
         timeouts = self.timeouts(self.table(data, "timeouts"))

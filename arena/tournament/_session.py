@@ -73,6 +73,9 @@ class SessionResult:
     """Every stored tournament of this game type (the leaderboard printed at the end)."""
     replay_notes: list[str]
     """A line for each replay page that could not be written (the records are safe)."""
+    tournament_standings: Standings | None = None
+    """This tournament's alone, computed after its last match was recorded: the table
+    ``arena ratings --tournament NAME`` prints (the live refit may be a match behind)."""
 
     @property
     def finished(self) -> bool:
@@ -196,13 +199,18 @@ class Session:
             **with_page(self._observers, self._page),
         )
         notes = list(self._replays(config.output / config.name)) if self._replays else []
+        game_type, ratings = game_type_of(config.game), config.ratings
         standings = compute_standings(
-            store,
-            game_type_of(config.game),
-            anchor=config.ratings.anchor,
-            anchor_rating=config.ratings.anchor_rating,
+            store, game_type, anchor=ratings.anchor, anchor_rating=ratings.anchor_rating
         )
-        result = SessionResult(config.name, progress, standings, notes)
+        mine = compute_standings(
+            store,
+            game_type,
+            tournament=config.name,
+            anchor=ratings.anchor,
+            anchor_rating=ratings.anchor_rating,
+        )
+        result = SessionResult(config.name, progress, standings, notes, mine)
         if self._on_finished is not None:
             self._on_finished(result)
         return result

@@ -21,7 +21,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -42,6 +42,7 @@ from arena.store._db import is_url
 from arena.store._schema import StoreError
 from arena.store._store import MatchRow, Store
 from arena.tournament._config import Ratings
+from arena.tournament._standing_notes import NO_HANDS, did_not_play_reasons, reasons_from_rows
 
 
 def absent_losses(bots: list[str], absent: set[str]) -> list[PairResult]:
@@ -110,6 +111,9 @@ class Standings:
     pairs: dict[tuple[str, str], WinRate]
     anchor: str | None = None
     anchor_rating: float = DEFAULT_START_RATING
+    did_not_play: tuple[tuple[str, str], ...] = ()
+    """(bot, why) for each bot with matches but no hand played (it never started):
+    listed apart, never ranked (issue 21 item 3)."""
 
 
 def _whole_match_results(columns: MatchColumns) -> list[PairResult]:
@@ -150,7 +154,11 @@ def _standings_of(
         scores[j, i] += (1.0 - r.score) * r.weight
         played[i, j] += r.weight
         played[j, i] += r.weight
-    rated = [k for k in range(n) if played[k].any()]
+    count = np.bincount(seat_bot, minlength=n)
+    hands = np.bincount(seat_bot, columns.hands, minlength=n)
+    faults = np.bincount(seat_bot, columns.faults, minlength=n)
+    # a bot with no hand played is not rated: its forfeits would rank it by no play at all
+    rated = [k for k in range(n) if played[k].any() and hands[k] > 0]
     rated_names = [names[k] for k in rated]
     if anchor is not None and anchor not in rated_names:
         anchor = None
@@ -161,9 +169,6 @@ def _standings_of(
             rated_names, scores[pick], played[pick], anchor=anchor, anchor_rating=anchor_rating
         )
     rates = summary.bot_win_rates()
-    count = np.bincount(seat_bot, minlength=n)
-    hands = np.bincount(seat_bot, columns.hands, minlength=n)
-    faults = np.bincount(seat_bot, columns.faults, minlength=n)
     rows_out = [
         Standing(
             bot=bot,
@@ -185,7 +190,16 @@ def _standings_of(
         summary.pair_win_rates() if matches else {},
         anchor=anchor,
         anchor_rating=anchor_rating,
+        did_not_play=tuple((names[k], NO_HANDS) for k in range(n) if count[k] and not hands[k]),
     )
+
+
+def _with_reasons(standings: Standings, reasons: dict[str, str]) -> Standings:
+    """``standings`` with each bot that did not play given its reason from ``reasons``."""
+    if not standings.did_not_play:
+        return standings
+    absent = tuple((bot, reasons.get(bot, why)) for bot, why in standings.did_not_play)
+    return replace(standings, did_not_play=absent)
 
 
 def standings_from_rows(
@@ -197,9 +211,11 @@ def standings_from_rows(
     anchor_rating: float = DEFAULT_START_RATING,
 ) -> Standings:
     """Fit and tabulate the given match rows (one game type)."""
-    return _standings_of(
+    standings = _standings_of(
         MatchColumns.from_rows(rows), game_type, elo, anchor=anchor, anchor_rating=anchor_rating
     )
+    absent = [bot for bot, _ in standings.did_not_play]
+    return _with_reasons(standings, reasons_from_rows(rows, absent))
 
 
 def compute_standings(
@@ -224,13 +240,15 @@ def compute_standings(
             columns = cache.refresh(db)
     except ValueError as error:
         raise StoreError(f"{store.path}: corrupt record: {error}") from None
-    return _standings_of(
+    standings = _standings_of(
         columns,
         game_type,
         store.current_ratings("elo", game_type),
         anchor=anchor,
         anchor_rating=anchor_rating,
     )
+    absent = [bot for bot, _ in standings.did_not_play]
+    return _with_reasons(standings, did_not_play_reasons(store, game_type, tournament, absent))
 
 
 # --- the anchor a game type was rated with --------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -15,6 +16,13 @@ from arena.cli._tournament import NOT_STARTED_EXIT
 from arena.tournament import load_tournament
 
 _register()
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test runs in its own folder: init's database is the working folder's
+    arena-data/arena.db (issue 21 item 3)."""
+    monkeypatch.chdir(tmp_path)
 
 
 def invoke(*args: str):
@@ -54,7 +62,7 @@ def test_a_manifest_broken_after_init_forfeits_and_the_league_plays_on(tmp_path:
     warning = [line for line in result.output.splitlines() if "bob" in line and "warning" in line]
     assert warning and "bot.toml" in warning[0] and "forfeits" in warning[0], result.output
     assert "Traceback" not in result.output
-    played = _standings(tmp_path / "arena.db")
+    played = _standings(tmp_path / "arena-data" / "arena.db")
     assert played["alice"] == (4, 0) and played["bob"][1] == 4, played
 
 

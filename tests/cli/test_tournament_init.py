@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -64,8 +65,10 @@ def test_init_writes_a_file_that_loads_with_a_bot_per_usable_folder(tmp_path: Pa
     assert config.name == "class"
 
 
-def test_init_file_plays(tmp_path: Path) -> None:
-    """The written file runs as it is: a short league of two students and the baselines."""
+def test_init_file_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The written file runs as it is: a short league of two students and the baselines;
+    its database is the working folder's arena-data/arena.db (issue 21 item 3)."""
+    monkeypatch.chdir(tmp_path)
     root = tmp_path / "class"
     root.mkdir()
     assert invoke("new-bot", str(root / "alice")).exit_code == 0
@@ -78,6 +81,7 @@ def test_init_file_plays(tmp_path: Path) -> None:
     result = invoke("tournament", "run", str(out))
     assert result.exit_code == 0, result.output
     assert "1/1 matches recorded" in result.output
+    assert (tmp_path / "arena-data" / "arena.db").is_file()
 
 
 def test_init_refuses_to_overwrite_and_names_an_empty_class(tmp_path: Path) -> None:

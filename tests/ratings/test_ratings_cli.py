@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_ratings_standings import mixed_database
 
 _register()
-FIGURE = re.compile(r"[+-]?\d+ ± (\d+|∞)")
+FIGURE = re.compile(r"[+-]?\d+ (± \d+|\(too few hands\)|\(anchor\))")  # issue 21 item 3: no "± ∞"
 
 
 def ratings(*args: str):
@@ -121,10 +121,12 @@ class TestRatingsCommand:
                 store, "fixed_limit", anchor="student-0", anchor_rating=1000
             )
         for row in end_of_tournament.rows:
-            assert f"{row.fit.elo:.0f} ± {row.fit.ci95:.0f}" in result.output, row
+            pinned = row.bot == "student-0"  # its "± 0" shows as the anchor (issue 21 item 3)
+            shown = "1000 (anchor)" if pinned else f"{row.fit.elo:.0f} ± {row.fit.ci95:.0f}"
+            assert shown in result.output, row
         explicit = ratings("--db", str(db), "--anchor", "student-3", "--anchor-rating", "1200")
         assert "anchor: student-3 = 1200 (--anchor)" in explicit.output
-        assert "1200 ± 0" in explicit.output
+        assert "1200 (anchor)" in explicit.output and "1200 ± 0" not in explicit.output
 
     def test_a_missing_database_is_a_clear_error_and_is_not_created(self, tmp_path: Path):
         """`arena ratings --db missing.db` says so and leaves no file behind."""

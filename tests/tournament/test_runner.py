@@ -268,7 +268,8 @@ def test_early_stop_ends_a_lopsided_heads_up_match_before_its_hands(tmp_path: Pa
 
 
 def test_a_bot_that_never_plays_ranks_below_bots_that_do(tmp_path: Path) -> None:
-    """A bot that is healthy but never says Hello loses its matches instead of drawing them."""
+    """A bot that is healthy but never says Hello loses its matches instead of drawing them;
+    with no hand played it is listed apart, not ranked (issue 21 item 3)."""
     mute = Path(__file__).resolve().parents[1] / "dealer" / "bots" / "mute.py"
     extra = f'\n[[bots]]\nname = "mute"\ncommand = "{sys.executable} {mute}"\n'
     path = write_tournament(tmp_path, "mute", extra_bots=extra, hands=10)
@@ -278,7 +279,8 @@ def test_a_bot_that_never_plays_ranks_below_bots_that_do(tmp_path: Path) -> None
         trio.run(lambda: run_tournament(config, store))
         standings = compute_standings(store, "fixed_limit", anchor="random", anchor_rating=1000)
         live = store.current_ratings("elo", "fixed_limit")
-    assert "mute" == standings.rows[-1].bot
+    assert "mute" not in {row.bot for row in standings.rows}
+    assert (("mute", "no hands played"),) == standings.did_not_play
     assert live["mute"] < 1500 - 10
 
 

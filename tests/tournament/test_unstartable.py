@@ -58,7 +58,10 @@ def test_a_bot_that_cannot_start_forfeits_and_resume_plays_its_matches(tmp_path,
             if row.reason != NOT_STARTED
         )
         standings = compute_standings(store, "fixed_limit", tournament="league")
-        assert "broken" == standings.rows[-1].bot  # forfeits lose, as absent bots do
+        # no hand played: listed apart with its start-up error, not ranked (issue 21 item 3)
+        assert "broken" not in {row.bot for row in standings.rows}
+        ((bot, why),) = standings.did_not_play
+        assert "broken" == bot and "no module named numpy" in why
         assert "running" == store.get_tournament("league").status
 
     fixed.touch()
