@@ -25,6 +25,7 @@ import jinja2
 from arena.store._store import MatchRow
 from arena.text import escape_untrusted
 from arena.tournament import Store
+from arena.tournament._standing_notes import figure, has_interval, unfinished_notes
 from arena.tournament._standings import Standings, standings_from_rows, stored_anchor
 from arena.web._svg import Cell, Interval, Series, forest_plot, heatmap, line_chart
 
@@ -86,6 +87,8 @@ def render_report(store: Store, request: ReportRequest) -> str:
     if not rows:
         raise ReportError(f"{store.path}: no matches recorded for this selection")
     kinds = sorted({row.game_type for row in rows})
+    shown = sorted({row.tournament for row in rows})
+    unfinished = unfinished_notes(store, request.game_type, shown)
     sections = [
         _section(store, kind, [r for r in rows if r.game_type == kind], request) for kind in kinds
     ]
@@ -95,7 +98,8 @@ def render_report(store: Store, request: ReportRequest) -> str:
         .render(
             title=request.title,
             database=store.path,
-            tournaments=sorted({row.tournament for row in rows}),
+            tournaments=shown,
+            unfinished=unfinished,
             sections=sections,
         )
     )
@@ -139,6 +143,7 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
             "anchor": anchor,
             "anchor_rating": rating,
             "leaderboard": _leaderboard(standings),
+            "did_not_play": list(standings.did_not_play),
             "elo_forest": _elo_forest(ident, standings),
             "mbb_forest": _mbb_forest(ident, standings),
             "elo_chart": _elo_over_time(ident, kind, rows, ranked, anchor, rating),
@@ -155,13 +160,14 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
     )
 
 
-def _pm(value: float, half: float, *, signed: bool = False) -> str:
-    shown = f"{value:+.0f}" if signed else f"{value:.0f}"
-    return f"{shown} ± {half:.0f}" if math.isfinite(half) else f"{shown} ± ∞"
+def _pm(value: float, half: float, *, signed: bool = False, anchor: bool = False) -> str:
+    """As the terminal shows it: "too few hands" where there is no interval (issue 21 item 3)."""
+    return figure(value, half, signed=signed, anchor=anchor)
 
 
 def _half(value: float) -> str:
-    return f"± {value:.0f}" if math.isfinite(value) else "± ∞"
+    """A heatmap cell's interval; "too few" (hands) where there is none: an 80 px cell."""
+    return f"± {value:.0f}" if has_interval(value) else "too few"
 
 
 def _leaderboard(standings: Standings) -> list[dict[str, Any]]:
@@ -169,7 +175,7 @@ def _leaderboard(standings: Standings) -> list[dict[str, Any]]:
         {
             "rank": rank,
             "bot": s.bot,
-            "elo": _pm(s.fit.elo, s.fit.ci95),
+            "elo": _pm(s.fit.elo, s.fit.ci95, anchor=s.bot == standings.anchor),
             "mbb": _pm(s.win_rate.mbb_per_hand, s.win_rate.ci95, signed=True),
             "matches": s.matches,
             "hands": s.hands,
@@ -181,7 +187,13 @@ def _leaderboard(standings: Standings) -> list[dict[str, Any]]:
 
 def _elo_forest(ident: str, standings: Standings) -> Any:
     items = [
-        Interval(s.bot, s.fit.elo, s.fit.ci_low, s.fit.ci_high, _pm(s.fit.elo, s.fit.ci95))
+        Interval(
+            s.bot,
+            s.fit.elo,
+            s.fit.ci_low,
+            s.fit.ci_high,
+            _pm(s.fit.elo, s.fit.ci95, anchor=s.bot == standings.anchor),
+        )
         for s in standings.rows
     ]
     return forest_plot(
