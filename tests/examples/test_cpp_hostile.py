@@ -342,11 +342,14 @@ def test_insecure_is_refused_for_what_only_looks_like_loopback(hostile_bot: str,
 
 def test_the_template_is_the_example_bot_with_its_own_name() -> None:
     """issue 13 audit: one bot.cpp, two copies (a bot folder must hold its own files):
-    a fix to one is a fix to both, and this keeps them so (no toolchain needed)."""
+    a fix to one is a fix to both, and this keeps them so (no toolchain needed); the
+    plumbing, arena_bot.hpp/.cpp (issue 21 item 6), is the same file in both."""
     from arena.cli._new_bot import PLACEHOLDER, template_files
 
     files = template_files("cpp")
     assert PLACEHOLDER in files["bot.cpp"]
     example = (ROOT / "examples_bots" / "cpp" / "bot.cpp").read_text()
     assert files["bot.cpp"].replace(PLACEHOLDER, "cpp-pairs") == example
-    assert files["health.proto"] == (ROOT / "examples_bots" / "cpp" / "health.proto").read_text()
+    for name in ("health.proto", "arena_bot.hpp", "arena_bot.cpp"):
+        assert files[name] == (ROOT / "examples_bots" / "cpp" / name).read_text(), name
+        assert PLACEHOLDER not in files[name]
