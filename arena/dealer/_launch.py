@@ -270,7 +270,7 @@ class LaunchedBot:
         self.sandbox_layer = resolve_sandbox(self.sandbox)
         await trio.to_thread.run_sync(sweep_leftovers)  # what killed arena processes left
         try:
-            argv, env, cwd = self._prepare()
+            argv, env, cwd = await trio.to_thread.run_sync(self._prepare)  # copies folders
             assert self.address is not None  # set by _prepare
             self._prepare_logs()
         except BaseException:

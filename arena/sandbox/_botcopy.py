@@ -18,16 +18,21 @@ descriptors all the way, ``O_NOFOLLOW``): a symbolic link is copied as a link, a
 that is not a regular file, a folder or a link (a FIFO, a device, a socket) is left out,
 and set-id bits are dropped, so the copy shows the bot nothing the original did not.
 Modes and (as root) owners are kept, so the seat's uid reads what it could read before.
+Only a file's data ranges are copied (a hole stays a hole: a sparse file costs its data,
+not its size), and the cap counts allocated bytes before and copied bytes during the copy.
+Each folder of the copy is made and opened in its parent's descriptor, so a folder of any
+depth copies; a copy that fails is a :class:`BotStartError` (audit 19b).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.sandbox._errors import BotStartError
@@ -49,26 +54,112 @@ class CopyTooLargeError(BotStartError):
 
 @dataclass
 class _Size:
-    bytes: int = 0
+    bytes: int = 0  # allocated (``st_blocks``): what a copy of the data ranges can need
+    apparent: int = 0  # ``st_size``: a sparse file's holes stay holes in the copy
     files: int = 0
     skipped: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Copier:
+    """One instance's copy under way: the bytes it wrote so far (capped as it goes)."""
+
+    name: str
+    skip: Sequence[str]
+    owner: bool
+    copied: int = 0
+
+    def count(self, sent: int) -> None:
+        self.copied += sent
+        if self.copied > COPY_LIMIT_MB << 20:  # a file grew, or st_blocks under-counted
+            raise CopyTooLargeError(
+                f"{self.name}: its folders hold over {COPY_LIMIT_MB} MB of data; a duplicate "
+                "instance gets its own copy of them of at most that: move what the bot does "
+                "not read out of its folder, or play it without duplicate"
+            )
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
+_Level = tuple[str, int, "int | None", Iterator[str]]
+
+
+def _walk(
+    source: str,
+    state: int | None,
+    enter: Callable[[str, int, int | None], list[str]],
+    descend: Callable[[str, int | None], int | None],
+) -> None:
+    """Depth first from the folder ``source``, never following a link and never opening a
+    path longer than ``source`` (each folder by its name in its parent's descriptor, so
+    any depth works): ``enter(path, fd, state)`` handles a folder and names the subfolders
+    to walk; ``descend(name, state)`` gives a subfolder's state, a descriptor closed with
+    it (the copy's folder). Two descriptors a level, none left open."""
+    stack: list[_Level] = []
+
+    def push(path: str, fd: int, state: int | None) -> None:
+        try:
+            stack.append((path, fd, state, iter(enter(path, fd, state))))
+        except BaseException:
+            _close(fd, state)
+            raise
+
+    push(source, os.open(source, _DIR_FLAGS), state)
+    try:
+        while stack:
+            path, fd, state, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                stack.pop()
+                _close(fd, state)
+                continue
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                continue  # gone, or a link swapped in: left out (its copy stays empty)
+            try:
+                child_state = descend(name, state)
+            except BaseException:
+                os.close(child)
+                raise
+            push(os.path.join(path, name), child, child_state)
+    finally:
+        for _, fd, state, _ in reversed(stack):
+            _close(fd, state)
+
+
+def _close(*fds: int | None) -> None:
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
+
+
+def _entries(fd: int) -> list[tuple[str, os.stat_result]]:
+    found = []
+    for name in sorted(os.listdir(fd)):
+        with contextlib.suppress(OSError):
+            found.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
+    return found
+
+
 def _measure(folder: str, skip: Sequence[str], size: _Size) -> None:
     """Add the folder's regular files (not under ``skip``) to ``size``, without following links."""
-    for top, dirs, files, top_fd in os.fwalk(folder, follow_symlinks=False):
-        dirs[:] = [d for d in dirs if not _inside(os.path.join(top, d), skip)]
-        for name in files:
-            with contextlib.suppress(OSError):
-                info = os.stat(name, dir_fd=top_fd, follow_symlinks=False)
-                size.files += 1
-                if stat.S_ISREG(info.st_mode):
-                    size.bytes += info.st_size
-        size.files += len(dirs)
+
+    def enter(top: str, fd: int, _: int | None) -> list[str]:
+        dirs = []
+        for name, info in _entries(fd):
+            size.files += 1
+            if stat.S_ISDIR(info.st_mode):
+                if not _inside(os.path.join(top, name), skip):
+                    dirs.append(name)
+            elif stat.S_ISREG(info.st_mode):
+                size.bytes += min(info.st_size, info.st_blocks * 512)
+                size.apparent += info.st_size
+        return dirs
+
+    _walk(folder, None, enter, lambda _name, _state: None)
 
 
 def _check(name: str, size: _Size) -> None:
@@ -82,7 +173,7 @@ def _check(name: str, size: _Size) -> None:
         )
 
 
-def _copy_file(src_dir: int, name: str, dst_dir: int, info: os.stat_result, owner: bool) -> None:
+def _copy_file(src_dir: int, name: str, dst_dir: int, copier: _Copier) -> None:
     try:
         src = os.open(name, _FILE_FLAGS, dir_fd=src_dir)
     except OSError:
@@ -93,14 +184,37 @@ def _copy_file(src_dir: int, name: str, dst_dir: int, info: os.stat_result, owne
             return  # a FIFO or device swapped in after the walk looked
         dst = os.open(name, _NEW_FLAGS, 0o600, dir_fd=dst_dir)
         try:
-            offset = 0
-            while sent := os.sendfile(dst, src, offset, 1 << 24):  # a copy, never a reflink
-                offset += sent
-            _keep_attributes(dst, opened, owner)
+            _copy_data(src, dst, opened.st_size, copier)
+            _keep_attributes(dst, opened, copier.owner)
         finally:
             os.close(dst)
     finally:
         os.close(src)
+
+
+def _copy_data(src: int, dst: int, length: int, copier: _Copier) -> None:
+    """The file's data ranges (``SEEK_DATA``/``SEEK_HOLE``), then its full length: a hole
+    stays a hole (a sparse file costs the tmpfs its data, not its size)."""
+    offset = 0
+    while offset < length:
+        try:
+            start = os.lseek(src, offset, os.SEEK_DATA)
+        except OSError as error:
+            if error.errno == errno.ENXIO:
+                break  # nothing but a hole up to the end
+            raise
+        end = min(os.lseek(src, start, os.SEEK_HOLE), length)
+        os.lseek(dst, start, os.SEEK_SET)
+        offset = start
+        while offset < end:  # sendfile: a copy, never a reflink
+            sent = os.sendfile(dst, src, offset, min(end - offset, 1 << 24))
+            if not sent:
+                break  # the file shrank meanwhile
+            copier.count(sent)
+            offset += sent
+        if offset < end:
+            break
+    os.ftruncate(dst, length)
 
 
 def _keep_attributes(fd: int, info: os.stat_result, owner: bool) -> None:
@@ -109,62 +223,69 @@ def _keep_attributes(fd: int, info: os.stat_result, owner: bool) -> None:
     os.fchmod(fd, stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
 
 
-def _copy_tree(source: str, target: str, skip: Sequence[str], owner: bool) -> None:
+def _copy_tree(source: str, target: str, copier: _Copier) -> None:
     """Copy folder ``source`` into the new folder ``target`` (see the module docstring);
-    what lies under ``skip`` becomes an empty folder or file (a mount point)."""
+    what lies under ``copier.skip`` becomes an empty folder or file (a mount point). Each
+    copied folder is made and opened in its parent's descriptor, never by its path."""
     os.mkdir(target, 0o700)
-    made = {source: target}
-    for top, dirs, files, top_fd in os.fwalk(source, follow_symlinks=False):
-        dst_fd = os.open(made[top], _DIR_FLAGS)
-        try:
-            for name in files:
-                _copy_entry(top, top_fd, name, dst_fd, skip, owner)
-            keep = []
-            for name in dirs:
-                made[os.path.join(top, name)] = os.path.join(made[top], name)
+
+    def enter(top: str, top_fd: int, dst_fd: int | None) -> list[str]:
+        assert dst_fd is not None
+        keep = []
+        for name, info in _entries(top_fd):
+            if stat.S_ISDIR(info.st_mode):
                 os.mkdir(name, 0o700, dir_fd=dst_fd)
-                if not _inside(os.path.join(top, name), skip):
+                if not _inside(os.path.join(top, name), copier.skip):
                     keep.append(name)
-            dirs[:] = keep
-            _keep_attributes(dst_fd, os.fstat(top_fd), owner)
-        finally:
-            os.close(dst_fd)
+            else:
+                _copy_entry(top, top_fd, name, info, dst_fd, copier)
+        _keep_attributes(dst_fd, os.fstat(top_fd), copier.owner)
+        return keep
+
+    def descend(name: str, dst_fd: int | None) -> int:
+        return os.open(name, _DIR_FLAGS, dir_fd=dst_fd)
+
+    _walk(source, os.open(target, _DIR_FLAGS), enter, descend)
 
 
-def _copy_entry(top: str, top_fd: int, name: str, dst_fd: int, skip: Sequence[str], owner: bool):
-    try:
-        info = os.stat(name, dir_fd=top_fd, follow_symlinks=False)
-    except OSError:
-        return
-    if _inside(os.path.join(top, name), skip):
+def _copy_entry(
+    top: str, top_fd: int, name: str, info: os.stat_result, dst_fd: int, copier: _Copier
+) -> None:
+    if _inside(os.path.join(top, name), copier.skip):
         if stat.S_ISREG(info.st_mode):  # a masked file: an empty one to mount over
             os.close(os.open(name, _NEW_FLAGS, 0o600, dir_fd=dst_fd))
     elif stat.S_ISLNK(info.st_mode):
         with contextlib.suppress(OSError):
             os.symlink(os.readlink(name, dir_fd=top_fd), name, dir_fd=dst_fd)
-            if owner:
+            if copier.owner:
                 os.chown(name, info.st_uid, info.st_gid, dir_fd=dst_fd, follow_symlinks=False)
     elif stat.S_ISREG(info.st_mode):
-        _copy_file(top_fd, name, dst_fd, info, owner)
+        _copy_file(top_fd, name, dst_fd, copier)
 
 
-def _copy_single(source: str, target: str, owner: bool) -> str:
+def _copy_single(source: str, target: str, copier: _Copier) -> str:
     """Copy the file ``source`` into the new folder ``target``; the copy's path."""
     os.mkdir(target, 0o700)
     folder, name = os.path.split(source)
-    src_dir, dst_dir = os.open(folder, _DIR_FLAGS), os.open(target, _DIR_FLAGS)
+    src_dir = os.open(folder, _DIR_FLAGS)
     try:
-        _copy_entry(folder, src_dir, name, dst_dir, (), owner)
+        dst_dir = os.open(target, _DIR_FLAGS)
+        try:
+            with contextlib.suppress(OSError):
+                info = os.stat(name, dir_fd=src_dir, follow_symlinks=False)
+                _copy_entry(folder, src_dir, name, info, dst_dir, copier)
+        finally:
+            os.close(dst_dir)
     finally:
         os.close(src_dir)
-        os.close(dst_dir)
     return os.path.join(target, name)
 
 
 def _mount_tmpfs(target: str, size: _Size) -> str | None:
     """A tmpfs on ``target`` that holds ``size`` (pages rounded up); None, or why not."""
     libc = ctypes.CDLL(None, use_errno=True)
-    bytes_ = size.bytes + (size.files + 64) * _PAGE + (1 << 20)
+    # a limit, not memory taken: the data written (capped by _Copier) is what it holds
+    bytes_ = min(size.apparent, COPY_LIMIT_MB << 20) + (size.files + 64) * _PAGE + (1 << 20)
     options = f"size={bytes_},nr_inodes={size.files + 64},mode=0700,uid=0,gid=0".encode()
     if libc.mount(b"arena-copy", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options):
         return os.strerror(ctypes.get_errno())
@@ -191,37 +312,50 @@ class FolderCopy:
     def create(cls, name: str, sources: Sequence[str], skip: Sequence[str]) -> FolderCopy:
         """Copy each of ``sources`` (real paths of folders or files, none inside another),
         leaving out what lies under ``skip`` (masked paths, folders mounted on their own).
-        :class:`CopyTooLargeError` past the caps, before anything is copied."""
-        size = _Size()
-        for source in sources:
-            if os.path.isdir(source):
-                _measure(source, skip, size)
-            elif os.path.isfile(source):
-                size.bytes += os.path.getsize(source)
-            size.files += 1
-        _check(name, size)
+        :class:`CopyTooLargeError` past the caps (before anything is copied, or as soon as
+        the bytes copied pass them), :class:`BotStartError` if the copy fails (a partial
+        copy removed): the bot is then not started, with the reason."""
         copy = cls(tempfile.mkdtemp(prefix=f"{COPY_PREFIX}{owner_tag()}-"))
-        copy.size = size
-        owner = os.geteuid() == 0
         try:
-            if owner:
-                why = _mount_tmpfs(copy.top, size)
-                if why is not None:
-                    raise BotStartError(f"{name}: cannot mount the tmpfs of its copy: {why}")
-                copy.mounted = True
-            for index, source in enumerate(sources):
-                target = os.path.join(copy.top, str(index))
-                if os.path.isdir(source):
-                    _copy_tree(source, target, skip, owner)
-                else:
-                    target = _copy_single(source, target, owner)
-                copy.copies[source] = target
-            if copy.mounted:
-                _remount_read_only(copy.top)
+            copy._fill(name, sources, skip)
+        except BotStartError:
+            copy.release()
+            raise
+        except OSError as error:
+            copy.release()
+            reason = error.strerror or str(error)  # never the (bot-made, long) path
+            raise BotStartError(f"{name}: cannot copy its folder: {reason}") from error
         except BaseException:
             copy.release()
             raise
         return copy
+
+    def _fill(self, name: str, sources: Sequence[str], skip: Sequence[str]) -> None:
+        size = self.size
+        for source in sources:
+            if os.path.isdir(source):
+                _measure(source, skip, size)
+            elif os.path.isfile(source):
+                info = os.stat(source)
+                size.bytes += min(info.st_size, info.st_blocks * 512)
+                size.apparent += info.st_size
+            size.files += 1
+        _check(name, size)
+        copier = _Copier(name, skip, owner=os.geteuid() == 0)
+        if copier.owner:
+            why = _mount_tmpfs(self.top, size)
+            if why is not None:
+                raise BotStartError(f"{name}: cannot mount the tmpfs of its copy: {why}")
+            self.mounted = True
+        for index, source in enumerate(sources):
+            target = os.path.join(self.top, str(index))
+            if os.path.isdir(source):
+                _copy_tree(source, target, copier)
+            else:
+                target = _copy_single(source, target, copier)
+            self.copies[source] = target
+        if self.mounted:
+            _remount_read_only(self.top)
 
     def release(self) -> None:
         """Unmount the tmpfs (as root) and remove the folder; never raises."""

@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from arena.sandbox import _botcopy, _bwrap, _leftovers
 from arena.sandbox._botcopy import CopyTooLargeError, FolderCopy
+from arena.sandbox._errors import BotStartError
 
 
 @pytest.fixture
@@ -130,3 +132,90 @@ def test_i19_1_bubblewrap_binds_the_copy_in_place_of_the_folder(folder: Path) ->
     assert argv.index(str(python)) > argv.index(str(outer))
     plain = _bwrap.bwrap_command(["x"], bot_dirs=[outer])
     assert str(python) not in plain  # no copy: the outer bind holds it, as before
+
+
+def test_a19b_a_folder_deeper_than_path_max_is_copied(tmp_path: Path) -> None:
+    """Audit 19b: each folder of the copy is made in its parent's descriptor, so a folder
+    nested past PATH_MAX (20 levels of 250-character names) copies, its file intact."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    fd = os.open(bot, os.O_RDONLY)
+    try:
+        for _ in range(20):
+            os.mkdir("d" * 250, dir_fd=fd)
+            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open(os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("bottom")
+    finally:
+        os.close(fd)
+    copy = FolderCopy.create("bot", [str(bot)], [])
+    try:
+        fd = os.open(copy.copies[str(bot)], os.O_RDONLY)
+        for _ in range(20):
+            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open(os.open("deep.txt", os.O_RDONLY, dir_fd=fd)) as f:
+            assert f.read() == "bottom"
+    finally:
+        os.close(fd)
+        copy.release()
+    assert not os.path.exists(copy.top)
+
+
+def test_a19b_a_failing_copy_is_a_start_error_and_leaves_nothing(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Audit 19b: any OSError of the copy is a BotStartError naming the bot and the reason
+    (never the path), and the partial copy is removed."""
+    made: list[str] = []
+    real = _botcopy._copy_tree
+
+    def failing(source: str, target: str, copier: object) -> None:
+        made.append(target)
+        real(source, target, copier)  # type: ignore[arg-type]
+        raise OSError(36, "File name too long", "/" + "d" * 5000)
+
+    monkeypatch.setattr(_botcopy, "_copy_tree", failing)
+    with pytest.raises(BotStartError, match=r"^bot: cannot copy its folder: File name too long$"):
+        _copy(folder)
+    assert made and not os.path.exists(os.path.dirname(made[0]))
+
+
+def test_a19b_a_sparse_file_stays_sparse_and_counts_its_data(tmp_path: Path) -> None:
+    """Audit 19b: only data ranges are copied (a hole stays a hole), the size is kept,
+    and the cap counts allocated bytes, so a 100 MB file of 8 KB data passes a 2 MB cap."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    with open(bot / "sparse.bin", "wb") as f:
+        f.truncate(100 << 20)
+        f.seek(50 << 20)
+        f.write(b"x" * 8192)
+    copy = FolderCopy.create("bot", [str(bot)], [])
+    try:
+        copied = Path(copy.copies[str(bot)]) / "sparse.bin"
+        info = copied.stat()
+        assert info.st_size == 100 << 20 and info.st_blocks * 512 < 1 << 20
+        with open(copied, "rb") as f:
+            f.seek((50 << 20) - 1)
+            assert f.read(8194) == b"\0" + b"x" * 8192 + b"\0"
+        assert copy.size.bytes < 1 << 20
+    finally:
+        copy.release()
+
+
+def test_a19b_the_copied_bytes_are_capped_as_they_go(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Audit 19b: past the cap while copying (a file grew, or the file system
+    under-reports its blocks) the copy stops with the cap's message, nothing left."""
+    monkeypatch.setattr(_botcopy, "_check", lambda name, size: None)  # the count lied
+    monkeypatch.setattr(_botcopy, "COPY_LIMIT_MB", 2)
+    mine = f"{_leftovers.COPY_PREFIX}{_leftovers.owner_tag()}-"
+    before = {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(mine)}
+    with pytest.raises(CopyTooLargeError, match=r"over 2 MB of data"):
+        _copy(folder)
+    after = {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(mine)}
+    assert after == before

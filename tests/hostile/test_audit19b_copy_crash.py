@@ -7,7 +7,9 @@ folder nested deeper than PATH_MAX (4096 bytes; 20 levels of 250-character names
 any student can make with ``mkdir``/``cd``) raises ``OSError: [Errno 36] File name too
 long``. That is not a ``BotStartError``: ``arena tournament run`` does not mark the bot
 as not started, it re-raises, and the tournament ends (rc 1, a traceback) before the
-two honest bots have played. FAILS on 4d5fccd (rc 1, 0 matches recorded).
+two honest bots have played. FAILED on 4d5fccd (rc 1, 0 matches recorded); now each
+folder of the copy is made and opened in its parent's descriptor (any depth copies) and
+any OSError of the copy is a BotStartError (the bot not started, with the reason).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-BOTS = Path(__file__).parents[1] / "bots"
-ROOT = Path(__file__).resolve().parents[3]
+BOTS = Path(__file__).parent / "bots"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _deep(folder: Path, levels: int = 20) -> None:
