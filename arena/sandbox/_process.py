@@ -24,6 +24,9 @@ from arena.text import escape_untrusted
 _TAIL_BYTES = 2000
 _CHUNK = 65536
 DRAIN_PAUSE = 1.0  # past a log's cap: one chunk read (and dropped) per pause
+TRICKLE_PAUSE = 0.01  # after a short read: at most ~100 wake-ups a second per pipe
+_SHORT_READ = 4096
+_DRAIN_AT_EXIT = 1 << 20  # a pipe's largest buffer (F_SETPIPE_SZ), read at once at exit
 
 
 def free_tcp_port(host: str = "127.0.0.1") -> int:
@@ -86,14 +89,27 @@ class Log:
     pipe would cost nothing too, but kill an honest bot that logs a little per decision
     once a long match adds up to the cap; throttled, a flooding bot blocks in its own
     ``write`` and an honest one never notices (64 KB a second, and the pipe's buffer).
+    Below the cap, a short read (under 4 KB) is followed by a ``TRICKLE_PAUSE`` before the
+    next (audit 19b): a bot writing one byte per ``write`` cost the arena a wake-up, a
+    read and a log write per byte (29 us, 41% of a core); now its bytes gather in the
+    pipe (64 KB absorbs honest logging) and each wake-up takes what has come. At the
+    bot's exit the reads go on to end-of-file, so the tail is complete.
     """
 
     def __init__(self, path: Path, limit: int) -> None:
         self.path = path
         self.limit = limit
-        self.tail = b""
+        self._tail = bytearray()  # the last bytes read, at most twice _TAIL_BYTES
         self.read_bytes = 0
+        self.reads = 0
         self.done = trio.Event()
+        self._drain_asked = trio.Event()
+        self._drain_left = 0  # bytes still read with no pause once the bot has exited
+
+    @property
+    def tail(self) -> bytes:
+        """The last (at most) ``_TAIL_BYTES`` bytes read."""
+        return bytes(self._tail[-_TAIL_BYTES:])
 
     async def copy(self, stream: trio.abc.ReceiveStream) -> None:
         """Copy until EOF or the stream is closed; never raises (but Cancelled)."""
@@ -105,25 +121,49 @@ class Log:
         try:
             while True:
                 if self.read_bytes >= self.limit:
-                    await trio.sleep(DRAIN_PAUSE)
+                    await self._pause(DRAIN_PAUSE)
                 try:
                     chunk = await stream.receive_some(_CHUNK)
                 except (trio.ClosedResourceError, trio.BrokenResourceError):
                     break
                 if not chunk:
                     break
-                logged, self.read_bytes = self.read_bytes, self.read_bytes + len(chunk)
-                self.tail = (self.tail + chunk)[-_TAIL_BYTES:]
-                if logged < self.limit:
-                    file = _write_log(file, chunk[: self.limit - logged])
-                    if self.read_bytes >= self.limit:
-                        _write_log(
-                            file, f"\n[arena: log truncated at {self.limit} bytes]\n".encode()
-                        )
+                file = self._take(file, chunk)
+                if len(chunk) < _SHORT_READ and self.read_bytes < self.limit:
+                    await self._pause(TRICKLE_PAUSE)  # let a trickle gather (audit 19b)
         finally:
             if file is not None:
                 file.close()
             self.done.set()
+
+    def drain(self) -> None:
+        """The bot has exited: read what is left in the pipe (up to ``_DRAIN_AT_EXIT``
+        bytes) without pausing, so its last words are in the tail."""
+        self._drain_left = _DRAIN_AT_EXIT
+        self._drain_asked.set()
+
+    async def _pause(self, seconds: float) -> None:
+        if self._drain_left > 0:
+            return
+        if self._drain_asked.is_set():  # drained what was asked: paced again
+            await trio.sleep(seconds)
+            return
+        with trio.move_on_after(seconds):
+            await self._drain_asked.wait()
+
+    def _take(self, file: BinaryIO | None, chunk: bytes | bytearray) -> BinaryIO | None:
+        """One chunk read: counted, kept in the tail, logged up to the cap."""
+        self.reads += 1
+        self._drain_left -= len(chunk)
+        logged, self.read_bytes = self.read_bytes, self.read_bytes + len(chunk)
+        self._tail += chunk[-_TAIL_BYTES:]
+        if len(self._tail) > 2 * _TAIL_BYTES:  # trimmed now and then, never rebuilt per read
+            del self._tail[:-_TAIL_BYTES]
+        if logged < self.limit:
+            file = _write_log(file, chunk[: self.limit - logged])
+            if self.read_bytes >= self.limit:
+                _write_log(file, f"\n[arena: log truncated at {self.limit} bytes]\n".encode())
+        return file
 
     def tail_text(self, lines: int = 10) -> str:
         text = self.tail.decode("utf-8", "replace").rstrip()
@@ -177,6 +217,7 @@ async def stderr_tail(logs: Sequence[Log], process: trio.Process | None, lines: 
         return ""
     stderr = logs[1]
     if process is not None and process.poll() is not None:
+        stderr.drain()
         with trio.move_on_after(0.5):  # let the copier read what the bot wrote last
             await stderr.done.wait()
     tail = escape_untrusted(stderr.tail_text(lines), keep_newlines=True)

@@ -217,6 +217,7 @@ class TestEscapes:
         assert bot.stderr_log.stat().st_size <= 100_000 + 100
         tail = text.split("stderr ends:\n", 1)[1].splitlines()
         assert tail and all(line.startswith("  | ") for line in tail), tail  # quoted (F9)
+        assert tail[-1] == "  | the last line", tail  # drained at exit: the tail is complete
 
 
 class TestNetwork:

@@ -7,7 +7,8 @@ copy for one byte. A write every 10 us (slept, so each read finds one byte): FAI
 4d5fccd, 400 KB (200 KB a pipe) cost the arena 11.75 s of CPU in 28 s (29 us a byte, 41%
 of a core), the bot 7.2 s with its start-up; the full 2 MB before the cap is about a minute
 of the arena's CPU per start of the bot. Written all at once (no pause) it held: 2 MB cost
-0.42 s (the reads merge).
+0.42 s (the reads merge). Now a short read is followed by a 10 ms pause (the bytes
+gather in the pipe): asserted as bytes per read (1 before), the CPU printed, never asserted.
 """
 
 from __future__ import annotations
@@ -40,10 +41,11 @@ async def test_a19b_a_trickling_bot_costs_the_arena_little(tools, tmp_path, toke
             elapsed = time.monotonic() - wall
             mine = bot.cpu_seconds() or 0.0
             read = sum(log.read_bytes for log in bot._logs)
+            reads = sum(log.reads for log in bot._logs)
         finally:
             await bot.aclose()
     print(
-        f"{layer}: read {read} bytes in {elapsed:.1f} s; the arena spent {arena:.2f} s of CPU, "
-        f"the bot {mine:.2f} s (all of it, start-up included)"
+        f"{layer}: read {read} bytes in {reads} reads, {elapsed:.1f} s; the arena spent "
+        f"{arena:.2f} s of CPU, the bot {mine:.2f} s (all of it, start-up included)"
     )
-    assert arena < 1.0, f"{layer}: {read} bytes trickled cost the arena {arena:.2f} s of CPU"
+    assert read >= 10 * reads, f"{layer}: {read} bytes trickled took {reads} reads"
