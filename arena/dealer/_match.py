@@ -91,6 +91,7 @@ class _MatchRunner(DecisionWaits):
         self._chips = ChipLedger(n)
         self._history = PublicHistory()
         self._names: list[str] = []  # the players' names, in hand order, for this hand
+        self._hand: Hand | None = None  # the hand being played, for where a fault happened
 
     # --- seat state, read from the table ---------------------------------------
 
@@ -263,7 +264,10 @@ class _MatchRunner(DecisionWaits):
         *,
         decision_id: str = "",
         code: str = "",
+        event_index: int | None = None,
     ) -> FaultRecord:
+        if event_index is None:
+            event_index = -1 if self._hand is None else len(self._hand.events)
         record = FaultRecord(
             hand_number=hand_number,
             seat=seat.index,
@@ -272,6 +276,7 @@ class _MatchRunner(DecisionWaits):
             applied=applied,
             decision_id=decision_id,
             code=code,
+            event_index=event_index,
         )
         self.result.faults.append(record)
         if self.on_fault is not None:
@@ -300,6 +305,7 @@ class _MatchRunner(DecisionWaits):
         )
         breach = read_breach(seat.driver)  # a breach is recorded as itself (issue 9, L2)
         code = ""
+        at = len(hand.events)  # where the action played for this decision goes
         if reply is not None:
             try:
                 action = action_from_message(reply, decision_id)
@@ -313,14 +319,14 @@ class _MatchRunner(DecisionWaits):
                 if breach is not None:
                     reason, detail = breach_fault(breach, "the bot's own action was played")
                     await self._report_fault(
-                        seat, hand_number, decision_id, action, reason, detail, ""
+                        seat, hand_number, decision_id, action, reason, detail, "", at
                     )
                 return
         if breach is not None:
             reason, detail = breach_fault(breach, detail)
         default = hand.default_action()
         hand.apply(default)
-        await self._report_fault(seat, hand_number, decision_id, default, reason, detail, code)
+        await self._report_fault(seat, hand_number, decision_id, default, reason, detail, code, at)
 
     async def _report_fault(
         self,
@@ -331,8 +337,10 @@ class _MatchRunner(DecisionWaits):
         reason: pb.FaultReason,
         detail: str,
         code: str,
+        event: int,
     ) -> None:
-        """Record the fault, tell the bot what was played instead, count it (R24, R25)."""
+        """Record the fault (``event``: where the action played for it is in the hand's
+        events), tell the bot what was played instead, count it (R24, R25)."""
         applied = action_to_message(default, decision_id)
         self._fault(
             seat,
@@ -342,6 +350,7 @@ class _MatchRunner(DecisionWaits):
             describe_action(applied),
             decision_id=decision_id,
             code=code,
+            event_index=event,
         )
         message = protocol.fault(
             decision_id=decision_id,
@@ -392,6 +401,7 @@ class _MatchRunner(DecisionWaits):
         except TableError:  # too few seats to deal (nothing changed at the table)
             self.result.reason = "too few seats left"
             return False
+        self._hand = hand
         self._chips.deal_starts(carried)
         positions = self.table.positions
         assert positions is not None
@@ -443,6 +453,7 @@ class _MatchRunner(DecisionWaits):
     async def play_next(self) -> bool:
         """Play the next hand (reconnecting whom it may first); False when it cannot."""
         hand_number = self.result.hands_played + 1
+        self._hand = None  # a fault before the deal (a failed reconnect) is in no hand's events
         if hand_number > 1:
             await self._maybe_reconnect(hand_number)
         return await self._play_hand(hand_number)

@@ -106,6 +106,10 @@ class FaultRecord:
     code: str = ""
     table: int = 0
     """The table (0-based) of a duplicate match whose rotation it happened in; 0 otherwise."""
+    event_index: int = -1
+    """Where in its hand it happened: the index in the hand's events of the action played
+    for it (the default, or the bot's own with a breach), else the number of events the
+    hand held then (a sit-out); -1 outside a hand. The replayer marks that step."""
 
 
 @dataclass

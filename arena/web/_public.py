@@ -12,7 +12,7 @@ event) reads the referee's own record instead, every hole card and draw included
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from arena.engine import (
 )
 from arena.history import load_phh, replay
 from arena.text import escape_untrusted
+from arena.web._faults import FaultPlacer, fault_step, faults_by_hand, rotation_names
 
 _BLIND_TEXT = {
     BlindKind.SMALL: "the small blind",
@@ -104,6 +105,8 @@ def public_hand(
     *,
     number: int,
     reveal: bool = False,
+    faults: Sequence[Any] = (),
+    rotation: int | None = None,
 ) -> dict[str, Any]:
     """A JSON-ready record of one finished hand as a spectator may see it.
 
@@ -115,8 +118,14 @@ def public_hand(
     The record: ``number``, ``button`` (table seat), ``reveal``, ``dead`` (R28),
     ``seats`` [{seat, name, stack (at the start)}], ``steps`` [{kind, seat (table seat or
     None), amount, drew (the draw count), cards, discarded (reveal only), pot, stacks,
-    bets, text}] and ``result`` [{seat, won (chips taken from pots), net (the payoff)}].
-    Each step's ``stacks`` and ``bets`` are listed in the order of ``seats``.
+    bets, text, fault (only on a marked step)}] and ``result`` [{seat, won (chips taken
+    from pots), net (the payoff)}]. Each step's ``stacks`` and ``bets`` are listed in the
+    order of ``seats``.
+
+    ``faults`` are this hand's :class:`arena.dealer.FaultRecord` (or their ``log.jsonl``
+    lines): the action played for one is marked (``fault`` {reason, why, detail}, and
+    its text says so), any other is a step of kind ``fault`` (:mod:`arena.web._faults`).
+    ``rotation`` (a duplicate rotation's number, 2 or more) is kept as a note.
     """
     if not hand.is_over:
         raise ValueError("only a finished hand has a public record")
@@ -124,11 +133,21 @@ def public_hand(
         raise ValueError(f"{hand.n} players need {hand.n} seats and names")
     shown_names = [escape_untrusted(str(name), one_line=True) for name in names]
     tally = _Tally(hand)
+    events = hand.events if reveal else spectator_events(hand)
+    placer = FaultPlacer(faults, reveal=reveal, events=len(events))
+    by_seat = {seats[k]: shown_names[k] for k in range(hand.n)}
     steps: list[dict[str, Any]] = []
-    for event in hand.events if reveal else spectator_events(hand):
+    chips = _chips_now(tally)  # what a fault step shows: the chips before the next step
+    for index, event in enumerate(events):
         step = _step(event, tally, shown_names, seats)
-        if step is not None:
-            steps.append(step)
+        if step is None:
+            continue
+        if step["seat"] is not None:
+            placer.mark(index, step, by_seat[step["seat"]])
+        steps.extend(fault_step(f, by_seat, chips) for f in placer.before(index + 1))
+        steps.append(step)
+        chips = _chips_now(tally)
+    steps.extend(fault_step(f, by_seat, chips) for f in placer.rest())
     won = [0] * hand.n
     for event in hand.events:
         if type(event) is PotAwarded:
@@ -143,9 +162,14 @@ def public_hand(
             {"seat": seats[k], "name": shown_names[k], "stack": hand.starting_stacks[k]}
             for k in range(hand.n)
         ],
+        "rotation": rotation,
         "steps": steps,
         "result": [{"seat": seats[k], "won": won[k], "net": payoffs[k]} for k in range(hand.n)],
     }
+
+
+def _chips_now(tally: _Tally) -> dict[str, Any]:
+    return {"pot": tally.pot, "stacks": list(tally.stacks), "bets": list(tally.bets)}
 
 
 def _step(
@@ -296,28 +320,58 @@ def _draw_text(name: str, count: int) -> str:
     return f"{name} draws {count} card{'s' * (count != 1)}"
 
 
-def public_match(path: Path | str, *, reveal: bool = False) -> list[dict[str, Any]]:
+def public_match(
+    path: Path | str,
+    *,
+    reveal: bool = False,
+    faults: Mapping[int, Sequence[Any]] | None = None,
+) -> list[dict[str, Any]]:
     """:func:`public_hand` of every hand of a recorded match's ``hands.phhs``.
 
-    Each hand is replayed through the engine (:func:`arena.history.replay`), so a file
-    that does not replay raises :class:`arena.history.PhhError`, naming the hand.
+    ``faults`` by hand number; by default the ``fault`` lines of the ``log.jsonl`` next
+    to the file (none when it is missing). A duplicate rotation's players, named
+    ``NAME.k`` by their instances, are shown by their bots' names with the rotation
+    noted. Each hand is replayed through the engine (:func:`arena.history.replay`), so a
+    file that does not replay raises :class:`arena.history.PhhError`, naming the hand.
     """
     path = Path(path)
     records = load_phh(path.read_text(encoding="utf-8"), source=str(path))
+    if faults is None:
+        faults = _logged_faults(path.parent / "log.jsonl")
+    known = {str(name) for record in records for name in (record.players or ())}
     hands = []
     for index, record in enumerate(records, start=1):
         hand = replay(record)
         n = hand.n
         given: Any = record.fields.get("seats")
         seats: list[int] = given if _ints(given, n) else list(range(n))
-        names = list(record.players) if record.players is not None else None
+        names = [str(name) for name in record.players] if record.players is not None else None
         if names is None:
             names = [f"p{k + 1}" for k in range(n)]
+        names, rotation = rotation_names(names, known)
         number = record.fields.get("hand")
         if not isinstance(number, int) or isinstance(number, bool):
             number = index
-        hands.append(public_hand(hand, seats, names, number=number, reveal=reveal))
+        hands.append(
+            public_hand(
+                hand,
+                seats,
+                names,
+                number=number,
+                reveal=reveal,
+                faults=faults.get(number, ()),
+                rotation=rotation,
+            )
+        )
     return hands
+
+
+def _logged_faults(log: Path) -> dict[int, list[dict[str, Any]]]:
+    try:
+        with log.open(encoding="utf-8", errors="replace") as lines:
+            return faults_by_hand(lines)
+    except OSError:
+        return {}
 
 
 def _ints(value: Any, n: int) -> bool:
