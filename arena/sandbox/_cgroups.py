@@ -11,12 +11,13 @@ process the bot ever starts is counted and can be killed at close, setsid or not
 The ``cpu`` controller (issue 19 item 6), where the machine has it, gives every seat
 the same weight, :data:`SEAT_CPU_WEIGHT` (the kernel's default: one ordinary process's):
 a bot that runs 60 spinning children gets no more CPU than one that runs one, so it cannot
-starve its neighbour. All seat cpu groups of one arena process sit under one parent
-(``arena-OWNER-seats``, :data:`SEATS_SUFFIX`) whose weight is one ordinary entity's too:
-the arena process (its whole session, tournament workers included, is one autogroup of
-the default weight in the root group) then keeps about half the CPU against any number
-of spinning seats, where it had 1/(S+1) with S seat groups beside it. While a seat's decision runs on the
-CPU clock its weight is doubled (:meth:`SeatCgroup.on_clock`, :data:`ON_CLOCK_FACTOR`).
+starve its neighbour. Each seat's cpu group is its own, flat beside the others: the
+arena's own session (dealer, tournament workers) is one autogroup entity of the default
+weight in the root group, so with S seats spinning it is entitled to about 1/(S+1) of
+contended CPU. (A shared parent of all seats, one entity's weight, was tried, 5f22bfd,
+and measured worse: honest seats then shared one weight with the hogs; old parents,
+``arena-OWNER-seats``, are still swept.) While a seat's decision runs on the CPU clock
+its weight is doubled (:meth:`SeatCgroup.on_clock`, :data:`ON_CLOCK_FACTOR`).
 Without the controller, seats still get their limits and accounting; ``arena doctor``
 says that the weights are missing.
 """
@@ -28,7 +29,6 @@ import os
 import secrets
 import signal
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from arena.sandbox._leftovers import legacy_owner_gone, owner_gone, owner_tag
@@ -39,7 +39,8 @@ _V1 = ("memory", "pids", "cpuacct")
 _FAIR = "cpu"
 """The controller of the seat's CPU weight: used where the machine has it."""
 SEATS_SUFFIX = "-seats"
-"""The name's end of the parent of one arena process's seat cpu groups."""
+"""The name's end of the parent of all seat cpu groups of one arena process, which earlier
+versions made (5f22bfd, reverted); swept with its seats once its owner is gone."""
 SEAT_CPU_WEIGHT = {"v1": 1024, "v2": 100}
 """Every seat's weight (v1 ``cpu.shares``, v2 ``cpu.weight``): the kernel's default, the
 weight of one ordinary process such as the arena's own threads."""
@@ -149,10 +150,9 @@ def fair_cpu_support() -> tuple[bool, str]:
 class SeatCgroup:
     """One seat's cgroup(s): create, hand to the supervisor, read, kill all, remove."""
 
-    def __init__(self, version: str, dirs: dict[str, Path], parents: Sequence[Path] = ()) -> None:
+    def __init__(self, version: str, dirs: dict[str, Path]) -> None:
         self.version = version
         self._dirs = dirs
-        self._parents = list(parents)  # the arena's shared parent, removed once empty
         self._seen_oom = 0
         self._seen_pids = 0
         self._files: dict[tuple[str, str], str] = {}  # (controller, file): its path, as text
@@ -176,36 +176,20 @@ class SeatCgroup:
     def dirs(self) -> list[Path]:
         return list(dict.fromkeys(self._dirs.values()))
 
-    @property
-    def leftover_dirs(self) -> list[Path]:
-        """What the supervisor removes if the arena dies: the seat's groups, then the
-        shared parent (it stays while another seat is in it)."""
-        return [*self.dirs, *self._parents]
-
     @classmethod
     def create(cls, label: str, *, memory_mb: int, max_processes: int) -> SeatCgroup:
         """A fresh group with the limits set; OSError if this machine cannot make one."""
         name = f"arena-{owner_tag()}-{label}-{secrets.token_hex(3)}"
         version, parents = _parents()
-        for _ in range(3):  # another seat's remove may take the shared parent away meanwhile
-            seats = _seats_parent(version, parents)
-            dirs = {
-                c: (seats if c in _shared(version, parents) and seats else p) / name
-                for c, p in parents.items()
-            }
-            group = cls(version, dirs, [seats] if seats is not None else [])
-            try:
-                for path in group.dirs:
-                    path.mkdir(mode=0o755)
-                group._limit(memory_mb << 20, max_processes)
-            except FileNotFoundError:
-                group.remove()
-                continue
-            except OSError:
-                group.remove()
-                raise
-            return group
-        raise OSError(f"cannot create {name}: its parent kept vanishing")
+        group = cls(version, {c: parent / name for c, parent in parents.items()})
+        try:
+            for path in group.dirs:
+                path.mkdir(mode=0o755)
+            group._limit(memory_mb << 20, max_processes)
+        except OSError:
+            group.remove()
+            raise
+        return group
 
     def _limit(self, memory_bytes: int, max_processes: int) -> None:
         if self.version == "v2":
@@ -313,34 +297,6 @@ class SeatCgroup:
                     break
                 except OSError:
                     time.sleep(0.01)  # the last exits are still being accounted
-        for parent in self._parents:  # the last seat out removes it
-            with contextlib.suppress(OSError):
-                parent.rmdir()
-
-
-def _shared(version: str, parents: dict[str, Path]) -> set[str]:
-    """The controllers whose seat groups go under the shared parent: ``cpu`` (v1), every
-    one (v2, one hierarchy); none without the cpu controller."""
-    if _FAIR not in parents:
-        return set()
-    return set(parents) if version == "v2" else {_FAIR}
-
-
-def _seats_parent(version: str, parents: dict[str, Path]) -> Path | None:
-    """This arena process's parent of its seats' cpu groups, made (weight: one ordinary
-    entity's) if missing; None without the cpu controller."""
-    if _FAIR not in parents:
-        return None
-    seats = parents[_FAIR] / f"arena-{owner_tag()}{SEATS_SUFFIX}"
-    with contextlib.suppress(FileExistsError):
-        seats.mkdir(mode=0o755)
-        weight = "cpu.shares" if version == "v1" else "cpu.weight"
-        (seats / weight).write_text(str(SEAT_CPU_WEIGHT[version]))
-        if version == "v2":
-            (seats / "cgroup.subtree_control").write_text(
-                " ".join(f"+{c}" for c in ("cpu", "memory", "pids"))
-            )
-    return seats
 
 
 def _read(path: str) -> str:

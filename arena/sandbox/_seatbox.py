@@ -268,9 +268,7 @@ class SeatBox:
         copy_top = self.copy.top if self.copy is not None else None
         copied = self.copy is not None and self.copy.mounted
         return {
-            "cgroups": [str(p) for p in self.cgroup.leftover_dirs]
-            if self.cgroup is not None
-            else [],
+            "cgroups": [str(p) for p in self.cgroup.dirs] if self.cgroup is not None else [],
             "folders": [f for f in (top, self.private_dir, copy_top) if f is not None],
             "mounts": [m for m, on in ((top, mounted), (copy_top, copied)) if on and m],
         }

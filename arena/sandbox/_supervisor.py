@@ -128,16 +128,10 @@ def _clean_up(leftovers):
     """The arena is dead: remove the seat's cgroups (leaving them first) and folders."""
     groups = leftovers.get("cgroups", [])
     for group in groups:  # back to the arena's own group, so the seat's can be empty
-        if os.path.dirname(group) in groups:
-            continue  # never into the arena's shared parent of seats (it goes last)
         procs = os.path.join(os.path.dirname(group), "cgroup.procs")
         with contextlib.suppress(OSError), open(procs, "w") as file:
             file.write(str(os.getpid()))
     for group in groups:
-        if group.endswith("-seats"):  # shared: the last seat's supervisor removes it
-            with contextlib.suppress(OSError):
-                os.rmdir(group)
-            continue
         for _ in range(200):
             try:
                 os.rmdir(group)

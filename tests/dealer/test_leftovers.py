@@ -184,3 +184,31 @@ def test_the_cgroup_sweep_takes_gone_owners_groups_and_kills_what_runs_in_them()
                 if path.exists():
                     path.rmdir()
     assert version in ("v1", "v2")
+
+
+def test_a_gone_owners_old_seats_parent_is_swept_with_its_seats():
+    """Seats had one parent per arena process (``arena-OWNER-seats``, 5f22bfd, reverted):
+    a machine upgraded with one left by a killed arena process has it swept, its seat
+    group inside first; a seat group made now sits flat, beside the arena's own."""
+    from arena.sandbox._cgroups import _FAIR, SEATS_SUFFIX, SeatCgroup
+
+    version, parents = _cgroups_here()
+    if _FAIR not in parents:
+        pytest.skip("no cpu controller for seats here")
+    old = parents[_FAIR] / f"arena-{_reused()}{SEATS_SUFFIX}"
+    seat = old / f"arena-{_reused()}-old-{secrets.token_hex(3)}"
+    try:
+        seat.mkdir(parents=True)
+        removed = sweep_groups()
+        assert seat.name in removed and old.name in removed
+        assert not old.exists()
+    finally:
+        for path in (seat, old):
+            if path.exists():
+                path.rmdir()
+    group = SeatCgroup.create("flat", memory_mb=64, max_processes=8)
+    try:
+        assert group.cpu_dir is not None and group.cpu_dir.parent == parents[_FAIR]
+    finally:
+        group.remove()
+    assert version in ("v1", "v2")

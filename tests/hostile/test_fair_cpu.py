@@ -323,39 +323,3 @@ def test_i19_item6_the_weight_on_either_cgroup_version(monkeypatch, tmp_path, ki
         assert not list(tmp_path.rglob("cpu.weight")) and not list(tmp_path.rglob("cpu.shares"))
     limit = "memory.max" if group.version == "v2" else "memory.limit_in_bytes"
     assert (group.dirs[0] / limit).read_text() == str(64 << 20)
-
-
-@pytest.mark.trio
-async def test_i19_item4_10_seat_groups_share_one_parent_of_one_weight(tools, tmp_path, root_layer):
-    """Items 4/10 of the audit: every seat cpu group of one arena process is a child of
-    its ``arena-OWNER-seats`` parent, whose weight is one ordinary entity's (so all bots
-    together get about what the arena gets), the doubling while deciding still works
-    inside it, and the parent is gone once the seats are."""
-    from arena.sandbox._cgroups import SEATS_SUFFIX
-    from arena.sandbox._leftovers import owner_tag
-
-    tokens = ["hx" + os.urandom(4).hex() for _ in range(2)]
-    bots = [_bot(tools, tmp_path, "spinners.py", t, "0", sandbox=root_layer) for t in tokens]
-    parents = set()
-    async with trio.open_nursery() as nursery:
-        try:
-            for bot in bots:
-                await bot.start(nursery)
-            for bot in bots:
-                cpu_dir = bot._box.cgroup.cpu_dir
-                assert cpu_dir is not None, "no cpu cgroup for the seat"
-                parents.add(cpu_dir.parent)
-            (parent,) = parents
-            assert parent.name == f"arena-{owner_tag()}{SEATS_SUFFIX}"
-            version = bots[0]._box.cgroup.version
-            weight_file = "cpu.shares" if version == "v1" else "cpu.weight"
-            assert int((parent / weight_file).read_text()) == SEAT_CPU_WEIGHT[version]
-            seat = bots[0]._box.cgroup
-            seat.on_clock(True)
-            doubled = int((seat.cpu_dir / weight_file).read_text())
-            seat.on_clock(False)
-            assert doubled == 2 * SEAT_CPU_WEIGHT[version]
-        finally:
-            for bot in bots:
-                await bot.aclose()
-    assert not parent.exists()
