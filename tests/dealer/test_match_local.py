@@ -6,12 +6,13 @@ import pytest
 import trio
 import trio.testing
 
+from arena import protocol
 from arena.dealer import LocalBot, MatchSettings, OnFaultLimit, SeatBrokenError, run_match
 from arena.engine import GameConfig, Structure
 from arena.policies import CallingStation, RandomPolicy, RuleBased
 from arena.policies import PolicyBot as SeatedPolicy
 from arena.protocol import pb
-from arena.sdk import Bot
+from arena.sdk import Bot, Decision
 
 
 def PolicyBot(policy) -> SeatedPolicy:
@@ -27,6 +28,11 @@ class ScriptedBot(Bot):
 
     def decide(self, decision):
         return self.make(decision.request)
+
+    def answer(self, request: pb.DecisionRequest) -> pb.BotMessage:
+        # no SDK safety net: a ``make`` that raises crashes the in-process bot (its stream
+        # breaks, DISCONNECTED), which is what the R25 tests below need
+        return protocol.answer(self.decide(Decision(request)), request.decision_id)
 
 
 def _conserved(result) -> bool:
