@@ -6,9 +6,10 @@ message module and ``pb_grpc`` its service stubs. This package owns the wire: ev
 public history is converted from the engine's seat views (``PublicHistory``), and bots
 and policies read a ``DecisionRequest`` back through ``read_decision`` alone.
 
-It may import ``engine``.
+It may import ``engine`` and ``text``.
 """
 
+from arena.protocol._convert import MAX_ERROR_CHARS as MAX_ERROR_CHARS
 from arena.protocol._convert import PROTOCOL_VERSION as PROTOCOL_VERSION
 from arena.protocol._convert import MessageFault as MessageFault
 from arena.protocol._convert import action_from_message as action_from_message
@@ -36,6 +37,7 @@ from arena.protocol._messages import match_end as match_end
 from arena.protocol._messages import match_start as match_start
 
 __all__ = [
+    "MAX_ERROR_CHARS",
     "PROTOCOL_VERSION",
     "MessageFault",
     "PublicHistory",

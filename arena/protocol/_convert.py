@@ -35,8 +35,12 @@ from arena.engine import Call as CallAction
 from arena.engine import Check as CheckAction
 from arena.protocol._events import cards_text
 from arena.protocol._generated import arena_pb2 as pb
+from arena.text import escape_untrusted
 
 PROTOCOL_VERSION = 1
+
+MAX_ERROR_CHARS = 1024
+"""The most of an Action's ``error`` (after escaping) a BOT_ERROR fault's detail keeps."""
 
 _STRUCTURE = {
     Structure.FIXED_LIMIT: pb.STRUCTURE_FIXED_LIMIT,
@@ -125,12 +129,16 @@ def action_from_message(message: pb.Action, expected_decision_id: str) -> Action
     """Turn a bot's Action into an engine action, or raise :class:`MessageFault`.
 
     Checks only the form (id, kind, card text); legality is the engine's to judge.
+    An Action with ``error`` set is the bot saying it could not decide: a BOT_ERROR
+    fault whatever its kind, so the caller plays the default.
     """
     if message.decision_id != expected_decision_id:
         raise MessageFault(
             pb.FAULT_REASON_WRONG_DECISION_ID,
             f"decision_id {message.decision_id[:64]!r} does not answer {expected_decision_id!r}",
         )
+    if message.error:  # the bot's strategy failed: it asks for the default (R23)
+        raise MessageFault(pb.FAULT_REASON_BOT_ERROR, bot_error_detail(message.error))
     kind = message.kind
     if kind == pb.ACTION_KIND_FOLD:
         return FOLD
@@ -150,6 +158,12 @@ def action_from_message(message: pb.Action, expected_decision_id: str) -> Action
         except CardParseError as error:
             raise MessageFault(pb.FAULT_REASON_MALFORMED, str(error)[:200]) from None
     raise MessageFault(pb.FAULT_REASON_MALFORMED, f"action kind {kind} is not a valid ActionKind")
+
+
+def bot_error_detail(text: str) -> str:
+    """A bot's ``Action.error`` as a fault's detail: one line, escaped, at most 1 KB."""
+    detail = escape_untrusted(text[: MAX_ERROR_CHARS * 2], one_line=True)
+    return detail if len(detail) <= MAX_ERROR_CHARS else detail[:MAX_ERROR_CHARS] + "…"
 
 
 def action_to_message(action: Action, decision_id: str) -> pb.Action:

@@ -88,6 +88,7 @@ class FaultReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_REASON_MEMORY_LIMIT: _ClassVar[FaultReason]
     FAULT_REASON_PROCESS_LIMIT: _ClassVar[FaultReason]
     FAULT_REASON_RATE_LIMITED: _ClassVar[FaultReason]
+    FAULT_REASON_BOT_ERROR: _ClassVar[FaultReason]
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_FOLD: ActionKind
 ACTION_KIND_CHECK: ActionKind
@@ -143,6 +144,7 @@ FAULT_REASON_SAT_OUT: FaultReason
 FAULT_REASON_MEMORY_LIMIT: FaultReason
 FAULT_REASON_PROCESS_LIMIT: FaultReason
 FAULT_REASON_RATE_LIMITED: FaultReason
+FAULT_REASON_BOT_ERROR: FaultReason
 
 class DealerMessage(_message.Message):
     __slots__ = ("match_start", "hand_start", "decision", "fault", "hand_end", "match_end")
@@ -181,16 +183,18 @@ class Hello(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., wants_hand_start: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("decision_id", "kind", "amount", "cards")
+    __slots__ = ("decision_id", "kind", "amount", "cards", "error")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     decision_id: str
     kind: ActionKind
     amount: int
     cards: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, decision_id: _Optional[str] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+    error: str
+    def __init__(self, decision_id: _Optional[str] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class MatchStart(_message.Message):
     __slots__ = ("match_id", "table_id", "seat", "players", "config", "clock", "hands", "starting_stack", "protocol_version", "resume_ticket", "seat_seed")
