@@ -1,7 +1,8 @@
 """Each match folder gets its hand replayer (``replay.html``) once the match is recorded.
 
-Written after play, never during it: rendering a long match takes a fraction of a second
-that a table in play must not wait for. A folder whose replay is missing or older than its
+Written as each match is committed, in a worker thread (rendering a long match takes a
+fraction of a second that a table in play must not wait for), so an interrupted run
+keeps the replays of the matches it finished; the end of a run sweeps again. A folder whose replay is missing or older than its
 ``hands.phhs`` (a match played again on resume) gets a fresh one; one that cannot be
 written is a note, never a failed command: the records themselves are already safe.
 """
@@ -21,6 +22,16 @@ def write_match_replay(folder: Path) -> str:
         return f"replay: {write_replay(folder)}"
     except (PhhError, OSError) as error:
         return escape_untrusted(f"note: no replay page for {folder}: {error}", one_line=True)
+
+
+def match_replay_note(folder: Path) -> str | None:
+    """Write the replay of the match just recorded in ``folder`` (called by the session in
+    a worker thread as each match is committed); a note if it cannot be written, None
+    otherwise (also when the folder has no ``hands.phhs`` here: a worker elsewhere)."""
+    if not (folder / "hands.phhs").is_file():
+        return None
+    line = write_match_replay(folder)
+    return line if line.startswith("note:") else None
 
 
 def write_tournament_replays(records: Path) -> list[str]:

@@ -96,7 +96,7 @@ def _play_tournament(
     part of the run; this only hands it the plugins, the executor, the server and the
     page it asks for, and prints."""
     from arena.cli._dial_in import open_dial_in
-    from arena.cli._replays import write_tournament_replays
+    from arena.cli._replays import match_replay_note, write_tournament_replays
     from arena.cli._watch import live_view
     from arena.executors import open_executor
     from arena.plugins import tournament_observers
@@ -123,6 +123,7 @@ def _play_tournament(
         dial_in=lambda names: open_dial_in(dial_in or _NO_DIAL_IN, names, console),
         live_page=lambda: live_view(watch, config.name, console),
         replays=write_tournament_replays,
+        match_replay=match_replay_note,
     )
     result = board.play(session)
     for note in result.replay_notes:

@@ -39,6 +39,10 @@ from arena.tournament._standings import game_type_of
 MatchFinished = Callable[[str, MatchResult], None]
 """``on_match_finished(match_id, result)``: the match is over and committed."""
 
+MatchRecorded = Callable[[str], None]
+"""``on_match_recorded(match_id)``: a played match's rows are in the store (its turn to be
+rated may come later); its records folder is complete."""
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Observers:
@@ -154,6 +158,7 @@ async def run_tournament(
     on_hand: HandFinished | None = None,
     on_match_finished: MatchFinished | None = None,
     executor: Executor | None = None,
+    on_match_recorded: MatchRecorded | None = None,
 ) -> Progress:
     """Play every match of ``config`` that has no committed result; finish the tournament.
 
@@ -161,7 +166,8 @@ async def run_tournament(
     :class:`~arena.tournament._inprocess.InProcessExecutor`); ``open_driver`` opens
     each bot there once for the whole run (default: arena's own kinds,
     :func:`~arena.tournament._drivers.open_builtin_bot`); the ``on_*`` callbacks see
-    each match start, each hand and each committed match.
+    each match start, each hand and each committed match; ``on_match_recorded`` each
+    played match as soon as it is stored.
 
     The whole run holds the database's and the records folder's locks
     (:mod:`arena.store._lock`): a second process is refused, never let in.
@@ -173,7 +179,13 @@ async def run_tournament(
             on_match_finished=on_match_finished,
         )
         return await _run_locked(
-            config, store, resume, observers, on_progress, open_driver, executor
+            config,
+            store,
+            resume,
+            observers,
+            (on_progress, on_match_recorded),
+            open_driver,
+            executor,
         )
 
 
@@ -182,10 +194,11 @@ async def _run_locked(
     store: Store,
     resume: bool,
     observers: Observers,
-    on_progress: Callable[[Progress], None] | None,
+    told: tuple[Callable[[Progress], None] | None, MatchRecorded | None],
     open_driver: DriverOpener | None,
     executor: Executor | None,
 ) -> Progress:
+    """``told``: ``on_progress`` and ``on_match_recorded``."""
     try:
         config, tournament_id, notes = prepare(config, store, resume=resume)
     except TournamentConfigError as error:
@@ -196,7 +209,7 @@ async def _run_locked(
     pending = [match for match in schedule if match.key in waiting]  # schedule order
     total = len(schedule)
     progress = Progress(tournament_id, total, total - len(pending), notes=notes)
-    reporter = _Reporter(progress, on_progress, observers, config.name)
+    reporter = _Reporter(progress, told[0], observers, config.name, told[1])
     reporter.report()
     specs = [match_spec(config, match) for match in pending]
     committer = Committer(
@@ -234,6 +247,7 @@ class _Reporter:
     on_progress: Callable[[Progress], None] | None
     observers: Observers
     name: str
+    on_recorded: MatchRecorded | None = None
 
     def report(self) -> None:
         if self.on_progress is not None:
@@ -245,6 +259,8 @@ class _Reporter:
         if outcome.result is None:
             self.progress.not_started += 1
             self.progress.did_not_start.update(outcome.not_started)
+        elif self.on_recorded is not None:
+            self.on_recorded(f"{self.name}/{match.key}")
         self.report()
 
     def committed(self, match: Any, outcome: MatchOutcome) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -110,6 +110,7 @@ class Session:
         dial_in: DialInOpener | None = None,
         live_page: PageOpener | None = None,
         replays: Callable[[Path], Sequence[str]] | None = None,
+        match_replay: Callable[[Path], str | None] | None = None,
     ) -> None:
         if executor is None and not config.in_process:
             raise TournamentError(
@@ -127,6 +128,7 @@ class Session:
         self._dial_in = dial_in
         self._live_page = live_page
         self._replays = replays
+        self._match_replay = match_replay
         self._stack: contextlib.AsyncExitStack | None = None
         self._executor: Executor | None = None
         self._store: Store | None = None
@@ -187,18 +189,22 @@ class Session:
             aside.start_soon(follow_standings, self._page, lambda: self.latest_standings)
 
     async def play(self) -> SessionResult:
-        """Play every match with no result; write the replays; compute the standings."""
+        """Play every match with no result (each match's replay written as it is recorded);
+        sweep the replays; compute the standings."""
         store, config = self.store, self.config
-        progress = await run_tournament(
-            config,
-            store,
-            resume=self.resume,
-            on_progress=self._progressed,
-            open_driver=self._opener(),
-            executor=self._executor,
-            **with_page(self._observers, self._page),
-        )
-        notes = list(self._replays(config.output / config.name)) if self._replays else []
+        notes: list[str] = []
+        async with _writers() as nursery:
+            observers = with_page(self._observers, self._page)
+            progress = await run_tournament(
+                config,
+                store,
+                resume=self.resume,
+                on_progress=self._progressed,
+                open_driver=self._opener(),
+                executor=self._executor,
+                **self._replaying(observers, nursery, notes),
+            )
+        notes += list(self._replays(config.output / config.name)) if self._replays else []
         game_type, ratings = game_type_of(config.game), config.ratings
         standings = compute_standings(
             store, game_type, anchor=ratings.anchor, anchor_rating=ratings.anchor_rating
@@ -224,6 +230,31 @@ class Session:
 
         return trio.run(main)
 
+    def _replaying(
+        self, observers: dict[str, Callable[..., Any]], nursery: trio.Nursery, notes: list[str]
+    ) -> dict[str, Callable[..., Any]]:
+        """``observers`` with an ``on_match_recorded`` that has ``match_replay`` write each
+        recorded match's replay in a worker thread, one at a time, shielded: a run cancelled or
+        interrupted still finishes the pages of the matches it recorded (issue 21 item 4)."""
+        write = self._match_replay
+        if write is None:
+            return observers
+        records, limiter = self.config.output / self.config.name, trio.CapacityLimiter(1)
+
+        async def write_one(folder: Path) -> None:
+            with trio.CancelScope(shield=True):
+                try:
+                    note = await trio.to_thread.run_sync(write, folder, limiter=limiter)
+                except Exception as error:  # a page is never worth the run: records are safe
+                    note = f"note: no replay page for {folder}: {type(error).__name__}"
+            if note:
+                notes.append(note)
+
+        def on_match_recorded(match_id: str) -> None:
+            nursery.start_soon(write_one, records / match_id.partition("/")[2])
+
+        return observers | {"on_match_recorded": on_match_recorded}
+
     def _progressed(self, progress: Progress) -> None:
         if progress.done and self._refresher is not None:
             self._refresher.request()  # returns at once; the newest request wins
@@ -242,6 +273,19 @@ class Session:
             return given(spec) if given is not None else open_builtin_bot(spec, context)
 
         return open_entry
+
+
+@contextlib.asynccontextmanager
+async def _writers() -> AsyncIterator[trio.Nursery]:
+    """A nursery for the replay writers, out of which the run's own error comes as itself
+    (not wrapped in an exception group), as it did before there were writers."""
+    try:
+        async with trio.open_nursery() as nursery:
+            yield nursery
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) != 1:
+            raise
+        raise group.exceptions[0] from None
 
 
 def remote_names(specs: Sequence[Any]) -> list[str]:
