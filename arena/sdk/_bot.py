@@ -127,13 +127,16 @@ class Bot:
 
         When ``decide`` raises (or returns something that is no action), the traceback
         goes to stderr and the default is played: check when free, else fold; stand pat
-        at the draw (what the dealer plays for a late answer, R23). The stream goes on.
+        at the draw (what the dealer plays for a late answer, R23), with ``Action.error``
+        saying where (``decide raised IndexError at bot.py:12``: the dealer records a
+        BOT_ERROR fault with it). The stream goes on.
         """
         try:
             return protocol.answer(self.decide(Decision(request)), request.decision_id)
         except Exception as error:
             default = _default_action(request)
-            _report(self.name, "decide", error, f"played {_DEFAULT_NAMES[default.kind]}")
+            summary = _report(self.name, "decide", error, f"played {_DEFAULT_NAMES[default.kind]}")
+            default.error = summary[: protocol.MAX_ERROR_CHARS]
             return pb.BotMessage(action=default)
 
     def handle(self, message: pb.DealerMessage) -> pb.BotMessage | None:
@@ -188,13 +191,19 @@ def _default_action(request: pb.DecisionRequest) -> pb.Action:
     return pb.Action(decision_id=request.decision_id, kind=kind)
 
 
-def _report(bot: str, where: str, error: Exception, outcome: str) -> None:
-    """The traceback of ``error`` and one line naming the bot's own file and line, on stderr."""
+def _report(bot: str, where: str, error: Exception, outcome: str) -> str:
+    """The traceback of ``error`` and one line naming the bot's own file and line, on stderr.
+
+    Returns that line's summary without the bot's name or the outcome
+    (``decide raised IndexError at bot.py:12``), for ``Action.error``.
+    """
     traceback.print_exception(error, file=sys.stderr)
     frames = traceback.extract_tb(error.__traceback__)
     # the innermost frame of the bot's own code (an engine call that refused its argument
     # raises inside arena/, but the line to fix is the bot's)
     own = [f for f in frames if not f.filename.startswith(_ARENA_DIR)] or frames
     place = f" at {os.path.basename(own[-1].filename)}:{own[-1].lineno}" if own else ""
-    print(f"{bot}: {where} raised {type(error).__name__}{place}; {outcome}", file=sys.stderr)
+    summary = f"{where} raised {type(error).__name__}{place}"
+    print(f"{bot}: {summary}; {outcome}", file=sys.stderr)
     sys.stderr.flush()
+    return summary

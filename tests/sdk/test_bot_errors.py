@@ -59,6 +59,14 @@ def test_an_exception_in_decide_is_answered_with_the_default_action(capsys) -> N
     assert {facing.action.decision_id, free.action.decision_id} == {"d-9"}
 
 
+def test_the_answer_tells_the_dealer_where_decide_raised(capsys) -> None:
+    """issue 21 item 2: the default goes out with Action.error set to the summary line
+    (the dealer records a BOT_ERROR fault naming the file and line)."""
+    reply = Raising().handle(_decision())
+    assert reply is not None
+    assert reply.action.error == "decide raised IndexError at test_bot_errors.py:42"
+
+
 def test_the_traceback_goes_to_stderr_with_file_and_line(capsys) -> None:
     """issue 21 item 2: the whole traceback, naming this file and the raising line, and
     one summary line saying what was played instead."""
@@ -130,6 +138,10 @@ def test_a_bot_whose_decide_raises_plays_the_whole_match(tmp_path: Path) -> None
         if '"event": "fault"' in row
     ]
     assert not [f for f in faults if f["reason"] == "DISCONNECTED"], faults[:2]
+    errors = [f for f in faults if f["reason"] == "BOT_ERROR"]
+    assert errors and {f["detail"] for f in errors} == {
+        f"decide raised IndexError at bot.py:{line}"
+    }
     stderr = (match / "bots" / "raiser.stderr.log").read_text()
     assert f'bot.py", line {line}, in decide' in stderr
     assert "IndexError: list index out of range" in stderr
