@@ -25,6 +25,7 @@ from arena.cli._options import (
     STACK,
     STARTUP_TIMEOUT,
     TIME_BANK,
+    WALL_BUDGET,
     Whole,
 )
 from arena.cli._sandbox import sandbox_option
@@ -110,6 +111,14 @@ def game_options(func: Callable[..., Any]) -> Callable[..., Any]:
     help="Seconds per match, spent when a decision overruns.",
 )
 @click.option(
+    "--wall-budget",
+    type=SECONDS_OR_ZERO,
+    default=WALL_BUDGET,
+    show_default=True,
+    help="Seconds per match a launched bot may take past --timeout beyond twice its CPU; "
+    "then it sits out.",
+)
+@click.option(
     "--fault-limit",
     type=Whole("check_fault_limit"),
     default=FAULT_LIMIT,
@@ -174,6 +183,7 @@ def command(
     duplicate: bool,
     action_timeout: float,
     time_bank: float,
+    wall_budget: float,
     fault_limit: int,
     on_fault_limit: str,
     startup_timeout: float,

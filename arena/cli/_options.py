@@ -19,6 +19,8 @@ ACTION_TIMEOUT = 1.0
 """``arena.dealer.ACTION_TIMEOUT``."""
 TIME_BANK = 0.0
 """``arena.tournament.Timeouts.time_bank``."""
+WALL_BUDGET = 1.0
+"""``arena.dealer.WALL_BUDGET``."""
 FAULT_LIMIT = 0
 """``arena.tournament.Timeouts.fault_limit``."""
 ON_FAULT_LIMITS = ("sit_out", "forfeit")

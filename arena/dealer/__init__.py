@@ -42,6 +42,7 @@ from arena.dealer._settings import CPU_BACKSTOP_FLOOR as CPU_BACKSTOP_FLOOR
 from arena.dealer._settings import HANDS_PER_MATCH as HANDS_PER_MATCH
 from arena.dealer._settings import HELLO_TIMEOUT as HELLO_TIMEOUT
 from arena.dealer._settings import STARTUP_TIMEOUT as STARTUP_TIMEOUT
+from arena.dealer._settings import WALL_BUDGET as WALL_BUDGET
 from arena.dealer._settings import FaultRecord as FaultRecord
 from arena.dealer._settings import MatchResult as MatchResult
 from arena.dealer._settings import MatchSettings as MatchSettings
@@ -70,6 +71,7 @@ __all__ = [
     "MAX_STALE",
     "SANDBOX_CHOICES",
     "STARTUP_TIMEOUT",
+    "WALL_BUDGET",
     "BotDriver",
     "BotLimits",
     "BotStartError",

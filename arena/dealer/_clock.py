@@ -166,14 +166,23 @@ class DecisionClock:
     Built when the DecisionRequest is sent; :meth:`run` runs the wait for the answer
     and cancels it when the clock runs out. :meth:`charged` is what the decision cost
     on that clock (for the time bank), :meth:`timeout_detail` says which clock ran out.
+
+    On the CPU clock the wait also ends when it would overspend ``budget``, what is left
+    of the seat's wall budget (issue 21 item 1): wall seconds past ``free`` (the action
+    timeout), less twice the CPU used so far (read at each of the watchdog's polls, so
+    the deadline moves out as the bot computes). :meth:`overrun` is what it spent of it.
     """
 
-    def __init__(self, driver: object, allowed: float) -> None:
+    def __init__(
+        self, driver: object, allowed: float, *, free: float = 0.0, budget: float = math.inf
+    ) -> None:
         self._driver = driver
         self.allowed = allowed
         self._cpu_start = read_cpu(driver)
         self.kind = WALL if self._cpu_start is None else CPU
         self.limit = allowed if self.kind == WALL else backstop(allowed)
+        self._free = free
+        self._budget = budget if self.kind == CPU else math.inf
         self._wall_start = trio.current_time()
         self._elapsed = 0.0
         self._cpu_used = 0.0
@@ -189,7 +198,7 @@ class DecisionClock:
 
     async def run(self, body: Callable[[], Awaitable[None]]) -> bool:
         """Run ``body`` (the wait for the answer); True when the clock ran out first."""
-        with trio.CancelScope(deadline=self._wall_start + self.limit) as scope:
+        with trio.CancelScope(deadline=self._deadline()) as scope:
             if self.kind == WALL:
                 await body()
             else:
@@ -205,6 +214,30 @@ class DecisionClock:
                     watchdog.prune()
         self._elapsed = trio.current_time() - self._wall_start
         return scope.cancelled_caught
+
+    def _deadline(self) -> float:
+        """When the wait ends at the latest: the backstop, or the wall budget's end."""
+        return self._wall_start + min(self.limit, self._spendable())
+
+    def _spendable(self) -> float:
+        """Wall seconds the wall budget allows this decision: the action timeout, what is
+        left of the budget, and twice the CPU used so far (the backstop's busy machine)."""
+        return self._free + self._budget + CPU_BACKSTOP_FACTOR * self._cpu_used
+
+    @property
+    def budget_ran_out(self) -> bool:
+        """Whether the wall budget, not the backstop or the CPU clock, ended the wait."""
+        if self.kind == WALL or self.cpu_ran_out:
+            return False
+        return self._spendable() < self.limit
+
+    def overrun(self) -> float:
+        """Wall seconds this decision spent of the wall budget: its wall time past the
+        action timeout, less twice the CPU the bot used (a machine busy enough to give it
+        half a core excuses its wait); 0 on the wall clock."""
+        if self.kind == WALL or self._elapsed <= self._free:
+            return 0.0
+        return max(0.0, self._elapsed - self._free - CPU_BACKSTOP_FACTOR * self.cpu_used())
 
     @staticmethod
     def _poll_interval(remaining: float) -> float:
@@ -225,6 +258,8 @@ class DecisionClock:
             self.cpu_ran_out = True
             scope.cancel()
             return None
+        if self._budget < math.inf:  # the CPU used so far moves the budget's end out
+            scope.deadline = max(scope.deadline, self._deadline())
         return now + self._poll_interval(remaining)
 
     def charged(self, free: float) -> float:
@@ -244,6 +279,8 @@ class DecisionClock:
             return f"wall clock: no action within {self.allowed * 1000:.0f} ms"
         if self.cpu_ran_out:
             return f"cpu clock: {self._cpu_used:.2f} s of CPU used, {self.allowed:.2f} s allowed"
+        if self.budget_ran_out:
+            return f"no action within {self._elapsed:.1f} s (CPU used {self._cpu_used:.2f} s)"
         return (
             f"wall-clock backstop: no action within {self.limit:.1f} s "
             f"(CPU used {self._cpu_used:.2f} s)"

@@ -55,13 +55,17 @@ class DecisionWaits:
         Returns the bot's Action, or None with the FaultReason and detail of why there
         is none. The decision runs on the seat's clock (:class:`DecisionClock`: CPU of the
         bot's process tree when the driver measures it, else wall time); what it costs
-        past the action timeout comes off the seat's time bank, on that clock.
+        past the action timeout comes off the seat's time bank, on that clock, and (on the
+        CPU clock) what it took past it in wall time, less twice its CPU, off the seat's wall
+        budget (issue 21 item 1).
         """
         s = self.settings
         connection = seat.connection
         assert connection is not None
         request = self._request(seat, hand, players, hand_number, hand_id, decision_id)
-        clock = DecisionClock(seat.driver, s.action_timeout + seat.bank)
+        clock = DecisionClock(
+            seat.driver, s.action_timeout + seat.bank, free=s.action_timeout, budget=seat.wall_left
+        )
         self.result.clocks[seat.index] = clock.kind
         reason: pb.FaultReason = pb.FAULT_REASON_TIMEOUT
         detail = ""
@@ -89,11 +93,25 @@ class DecisionWaits:
                 reason, detail = fault.reason, fault.detail
 
         if await clock.run(wait):
-            detail = clock.timeout_detail()
+            detail = self._timed_out(seat, clock)
+        seat.wall_left = max(0.0, seat.wall_left - clock.overrun())
         charged = clock.charged(s.action_timeout)
         if charged > s.action_timeout:
             seat.bank = max(0.0, seat.bank - (charged - s.action_timeout))
         return reply, reason, detail
+
+    def _timed_out(self, seat: _Seat, clock: DecisionClock) -> str:
+        """The TIMEOUT's detail; one on the wall budget puts the seat out for the match
+        (``wall_spent``: :meth:`_MatchRunner._count_fault` sits it out; issue 21 item 1)."""
+        detail = clock.timeout_detail()
+        if not clock.budget_ran_out:
+            return detail
+        seat.wall_spent = True
+        s = self.settings
+        return (
+            f"wall budget: {s.wall_budget:.1f} s per match past the {s.action_timeout:g} s "
+            f"action clock (less twice the CPU used) is spent; {detail}"
+        )
 
     def _request(
         self,

@@ -220,6 +220,11 @@ class _MatchRunner(DecisionWaits):
         """One more fault against ``seat``; past the fault limit it is out for the match (R25)."""
         s = self.settings
         seat.faults += 1
+        if seat.wall_spent and not seat.past_limit:  # issue 21 item 1
+            seat.past_limit = True
+            spent = f"wall budget spent ({s.wall_budget:.1f} s per match)"
+            self._fault(seat, hand_number, pb.FAULT_REASON_SAT_OUT, spent, str(s.on_fault_limit))
+            self._sit_out(seat)
         if s.fault_limit and seat.faults >= s.fault_limit and not seat.past_limit:
             seat.past_limit = True  # out for the rest of the match, even if it reconnects
             self._fault(
@@ -446,6 +451,7 @@ class _MatchRunner(DecisionWaits):
         """Open every seat's stream at once (MatchStart, Hello), each seat's clock set."""
         for seat in self.seats:
             seat.bank = self.settings.time_bank
+            seat.wall_left = self.settings.wall_budget
         async with trio.open_nursery() as nursery:
             for seat in self.seats:
                 nursery.start_soon(self._open, seat, 0)

@@ -26,6 +26,8 @@ class SeatRecord:
         self.name = driver.name
         self.connection: SeatConnection | None = None
         self.bank = 0.0
+        self.wall_left = 0.0  # what is left of the wall budget (set when the seats open)
+        self.wall_spent = False  # a decision ran out of it: out for the match
         self.faults = 0
         self.issued = IssuedIds()  # the decision ids this seat was asked (stale answers' ids)
         self.failed_reconnects = 0

@@ -32,14 +32,25 @@ file's ``hands_per_match`` all read it (one owner per default)."""
 ACTION_TIMEOUT = 1.0
 """Default seconds per decision (R23), for ``MatchSettings``, the CLI and tournament files."""
 
-CPU_BACKSTOP_FACTOR = 5.0
+CPU_BACKSTOP_FACTOR = 2.0
 """A seat on the CPU clock also has a wall-clock backstop of ``max(CPU_BACKSTOP_FACTOR x
-allowed, allowed + CPU_BACKSTOP_FLOOR)`` seconds per decision: loose, so a busy machine
-never times out a bot that uses little CPU, but a stopped or sleeping bot (no CPU used,
-no answer) still loses its turn (issue 9 item 5)."""
+allowed, allowed + CPU_BACKSTOP_FLOOR)`` seconds per decision: loose enough that a busy
+machine (half the CPU a bot asks for) never times out a bot that uses its CPU, tight
+enough that a stopped or sleeping bot loses its turn soon (issue 9 item 5; it was 5x
+until issue 21 item 1 found a 3 s sleeper unfaulted at a 2 s clock)."""
 
-CPU_BACKSTOP_FLOOR = 2.0
+CPU_BACKSTOP_FLOOR = 1.0
 """Seconds the wall-clock backstop gives at least beyond what the CPU clock allows."""
+
+WALL_BUDGET = 1.0
+"""Default seconds per match a seat on the CPU clock may take past the action timeout
+that its CPU use does not account for (each decision's wall time past the action timeout,
+less twice the CPU the bot used in it, as the backstop allows for a busy machine:
+sleeping, blocking, being stopped). The decision that
+would overspend it times out, and the seat sits out the rest of the match (issue 21
+item 1: a chess clock's total, so a league can be planned on; a bot that computes is
+never charged). ``MatchSettings``, ``arena match --wall-budget`` and a tournament
+file's ``timeouts.wall_budget`` read it."""
 
 STARTUP_TIMEOUT = 15.0
 """Default seconds for a bot to become healthy (launched or dialled), for the launcher,
@@ -62,6 +73,7 @@ class MatchSettings:
     duplicate: bool = False
     action_timeout: float = ACTION_TIMEOUT
     time_bank: float = 0.0
+    wall_budget: float = WALL_BUDGET
     hello_timeout: float = HELLO_TIMEOUT
     fault_limit: int = 0
     on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT

@@ -29,6 +29,7 @@ from arena.dealer import (
     HANDS_PER_MATCH,
     HELLO_TIMEOUT,
     STARTUP_TIMEOUT,
+    WALL_BUDGET,
     MatchSettings,
     OnFaultLimit,
     new_deal_key,
@@ -77,10 +78,14 @@ BotEntry = BotSpec
 
 @dataclass(frozen=True, kw_only=True)
 class Timeouts:
-    """``[timeouts]``, in seconds: the action clock, the time bank, bot start-up, R25."""
+    """``[timeouts]``, in seconds: the action clock, the time bank, the wall budget, bot
+    start-up, R25."""
 
     action: float = ACTION_TIMEOUT
     time_bank: float = 0.0
+    wall_budget: float = WALL_BUDGET
+    """Per match, the wall seconds past ``action`` a launched bot's decisions may take
+    beyond twice the CPU they used (see ``arena.dealer.WALL_BUDGET``)."""
     startup: float = STARTUP_TIMEOUT
     hello: float = HELLO_TIMEOUT
     fault_limit: int = 0
@@ -216,6 +221,7 @@ class TournamentConfig:
             duplicate=match.duplicate,
             action_timeout=t.action,
             time_bank=t.time_bank,
+            wall_budget=t.wall_budget,
             hello_timeout=t.hello,
             fault_limit=t.fault_limit,
             on_fault_limit=t.on_fault_limit,
@@ -305,7 +311,12 @@ class TournamentConfig:
                 **({"sandbox": self.sandbox} if self.sandbox != "auto" else {}),
             },
             "game": {**game, "stack": self.stack},
-            "timeouts": {k: _plain(v) for k, v in dataclasses.asdict(self.timeouts).items()},
+            "timeouts": {
+                k: _plain(v)
+                for k, v in dataclasses.asdict(self.timeouts).items()
+                # only when set, so tournaments stored before it resume unchanged
+                if k != "wall_budget" or v != WALL_BUDGET
+            },
             "ratings": dataclasses.asdict(self.ratings),
             "bots": [bot.to_dict() for bot in self.bots],
         }

@@ -422,6 +422,9 @@ class _Parser:
         return Timeouts(
             action=self.seconds(table, p, "action", Timeouts.action, allow_zero=False),
             time_bank=self.seconds(table, p, "time_bank", Timeouts.time_bank, allow_zero=True),
+            wall_budget=self.seconds(
+                table, p, "wall_budget", Timeouts.wall_budget, allow_zero=True
+            ),
             startup=self.seconds(table, p, "startup", Timeouts.startup, allow_zero=False),
             hello=self.seconds(table, p, "hello", Timeouts.hello, allow_zero=False),
             fault_limit=self.integer(

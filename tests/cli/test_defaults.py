@@ -64,6 +64,9 @@ class TestMatchSettings:
         assert dealer.ACTION_TIMEOUT == loaded.timeouts.action
         assert settings.time_bank == option_default(match_command, "time_bank")
         assert settings.time_bank == loaded.timeouts.time_bank
+        assert dealer.WALL_BUDGET == settings.wall_budget
+        assert dealer.WALL_BUDGET == option_default(match_command, "wall_budget")
+        assert dealer.WALL_BUDGET == loaded.timeouts.wall_budget
         assert dealer.HELLO_TIMEOUT == settings.hello_timeout
         assert dealer.HELLO_TIMEOUT == option_default(match_command, "hello_timeout")
         assert dealer.HELLO_TIMEOUT == loaded.timeouts.hello

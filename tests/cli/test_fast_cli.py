@@ -138,6 +138,7 @@ class TestShownDefaults:
         assert dealer.MatchSettings.starting_stack == _options.STACK
         assert Timeouts.action == _options.ACTION_TIMEOUT
         assert Timeouts.time_bank == _options.TIME_BANK
+        assert Timeouts.wall_budget == _options.WALL_BUDGET
         assert Timeouts.fault_limit == _options.FAULT_LIMIT
         assert Timeouts.startup == _options.STARTUP_TIMEOUT
         assert Timeouts.hello == _options.HELLO_TIMEOUT
