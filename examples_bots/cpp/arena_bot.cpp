@@ -17,8 +17,9 @@
 // and ParseHand, which check every index, and a request the strategy would not
 // understand gets PlaySafe (check, call, stand pat) without calling Decide. An exception
 // out of Decide is printed to stderr (its type and what()), that decision gets the
-// dealer's default (check when free, else fold; stand pat at the draw), and the match
-// goes on: it never reaches gRPC.
+// dealer's default (check when free, else fold; stand pat at the draw) with the Action's
+// error saying so (the dealer records a BOT_ERROR fault), and the match goes on: the
+// exception never reaches gRPC.
 //
 // The same file in every C++ bot folder (arena new-bot --lang cpp, examples_bots/cpp).
 
@@ -310,8 +311,10 @@ void Decide(const DecisionRequest& request, Policy policy, Action* action) {
                        : action->kind() == arena::v1::ACTION_KIND_FOLD  ? "fold"
                        : action->kind() == arena::v1::ACTION_KIND_CALL  ? "call"
                                                                         : "check";
-  std::cerr << kName << ": Decide threw " << type << ": " << Printable(what) << "; played "
-            << played << " (decision " << Printable(decision_id) << ")" << std::endl;
+  const std::string summary = "Decide threw " + type + ": " + Printable(what);
+  action->set_error(summary.substr(0, 1024));  // the dealer records a BOT_ERROR fault with it
+  std::cerr << kName << ": " << summary << "; played " << played << " (decision "
+            << Printable(decision_id) << ")" << std::endl;
 }
 
 // Whether `ticket` can go back as the `arena-resume` header: gRPC C++ aborts the process

@@ -7,7 +7,8 @@
 // --token; --ca FILE, --insecure for loopback only, --tables N). Each DecisionRequest goes
 // to `decide`; if decide throws (or returns no action), the error and its stack go to
 // stderr and the default is played (check when free, else fold; stand pat at the draw),
-// and the match goes on. `cards` holds helpers for five-card hands (strength, discards).
+// with the Action's `error` saying where (the dealer records a BOT_ERROR fault), and the
+// match goes on. `cards` holds helpers for five-card hands (strength, discards).
 //
 // The same file in every Node bot folder (arena new-bot --lang node, examples_bots/node).
 'use strict';
@@ -117,7 +118,8 @@ function answer(message) {
         }
       } catch (error) {
         action = defaultAction(request);
-        report(error, `played ${DEFAULT_NAMES[action.kind]}`);
+        // `error` tells the dealer too: it records a BOT_ERROR fault saying where
+        action.error = report(error, `played ${DEFAULT_NAMES[action.kind]}`).slice(0, 1024);
       }
       return { action: { decision_id: request.decision_id, amount: 0, cards: [], ...action } };
     }
@@ -146,6 +148,7 @@ const DEFAULT_NAMES = {
 
 // An error in decide, for its author: the stack on stderr, then one line naming the
 // innermost place outside this file ("decide threw TypeError at bot.js:31; played fold").
+// Returns that line without the name and outcome, for the Action's `error`.
 function report(error, outcome) {
   const stack = error instanceof Error && error.stack ? error.stack : `thrown: ${String(error)}`;
   console.error(stack);
@@ -155,7 +158,9 @@ function report(error, outcome) {
     .map((line) => /\(?([^\s()]+):(\d+):\d+\)?\s*$/.exec(line))
     .filter((m) => m !== null && m[1] !== __filename);
   const place = places.length > 0 ? ` at ${path.basename(places[0][1])}:${places[0][2]}` : '';
-  console.error(`${NAME}: decide threw ${type}${place}; ${outcome}`);
+  const summary = `decide threw ${type}${place}`;
+  console.error(`${NAME}: ${summary}; ${outcome}`);
+  return summary;
 }
 
 // Text the other side chose, safe to print on one line (controls escaped, at most 200 characters).

@@ -318,8 +318,14 @@ def test_an_exception_in_decide_is_logged_and_the_match_goes_on(
     assert not [f for f in faults if f["reason"] == "DISCONNECTED"], faults[:2]
     stderr = (match / "bots" / f"my-{lang}.stderr.log").read_text()
     assert kind in stderr, stderr[-2000:]
+    # the dealer hears of it too (Action.error): a BOT_ERROR fault per decision that threw
+    errors = {f["detail"] for f in faults if f["reason"] == "BOT_ERROR"}
+    assert len(errors) == 1, faults[:2]
+    (detail,) = errors
+    assert kind in detail, detail
     if lang != "cpp":  # C++ has no portable stack trace: the type and what() only
         assert f"{STUDENT_FILE[lang]}:{line}" in stderr, stderr[-2000:]
+        assert detail.endswith(f" at {STUDENT_FILE[lang]}:{line}"), detail
 
 
 def test_the_node_example_shares_the_templates_files() -> None:
