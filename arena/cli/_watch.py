@@ -42,7 +42,7 @@ def _check_address(ctx: click.Context, param: click.Parameter, value: str | None
     return value
 
 
-watch_option = click.option(
+_watch_flag = click.option(
     "--watch",
     is_flag=False,
     flag_value=DEFAULT_WATCH,
@@ -55,6 +55,51 @@ watch_option = click.option(
         "the director's URL (with its token) is named on stderr."
     ),
 )
+_SETTINGS = "arena.watch"  # the click context's meta key of --watch-delay and --linger
+
+
+def _keep(key: str) -> Any:
+    def keep(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+        ctx.meta.setdefault(_SETTINGS, {})[key] = value
+
+    return keep
+
+
+def watch_option(command: Any) -> Any:
+    """``--watch``, with ``--watch-delay`` and ``--linger`` (kept in the click context,
+    read by :func:`live_view`, so no command passes them on)."""
+    command = click.option(
+        "--linger",
+        type=click.FloatRange(min=0),
+        default=None,
+        metavar="SECONDS",
+        expose_value=False,
+        callback=_keep("linger"),
+        help=(
+            "With --watch: keep the live page served SECONDS after the last hand (default: "
+            "until Ctrl-C when run from a terminal, else only until the delay is out)."
+        ),
+    )(command)
+    command = click.option(
+        "--watch-delay",
+        type=click.FloatRange(min=0),
+        default=0.0,
+        metavar="SECONDS",
+        expose_value=False,
+        callback=_keep("delay"),
+        help=(
+            "With --watch: spectators see everything, every card included, SECONDS after "
+            "it happened (the director's view is not delayed). Default 0."
+        ),
+    )(command)
+    return _watch_flag(command)
+
+
+def _watch_settings() -> tuple[float, float | None]:
+    """``--watch-delay`` and ``--linger`` of the running command (0 and None outside one)."""
+    ctx = click.get_current_context(silent=True)
+    kept = {} if ctx is None else ctx.find_root().meta.get(_SETTINGS, {})
+    return float(kept.get("delay") or 0.0), kept.get("linger")
 
 
 @contextlib.asynccontextmanager
@@ -67,7 +112,8 @@ async def live_view(
     if watch is None:
         yield None
         return
-    hub = LiveHub()
+    delay, linger = _watch_settings()
+    hub = LiveHub(delay=delay)
     async with contextlib.AsyncExitStack() as stack:
         try:
             server = await stack.enter_async_context(watching(hub, watch, title=title))
@@ -76,7 +122,8 @@ async def live_view(
             reason = getattr(error, "strerror", None) or str(error)
             raise click.ClickException(f"cannot serve the live page at {watch}: {reason}") from None
         say = partial(console.print, markup=False, highlight=False, soft_wrap=True)
-        say(f"watch live: {server.url}")
+        late = f" (spectators see each event {delay:g} s after it happened)" if delay else ""
+        say(f"watch live: {server.url}{late}")
         secret = stack.enter_context(_director_file(server.director_url))
         if _stderr_is_terminal():
             _to_stderr(f"director (every card, after each hand): {server.director_url}")
@@ -91,6 +138,34 @@ async def live_view(
                 "(the director's view still needs the token)"
             )
         yield hub
+        await _linger(hub, server.url, linger, say)
+
+
+async def _linger(hub: LiveHub, url: str, linger: float | None, say: Any) -> None:
+    """After the last hand: serve until the delayed events are out, then ``linger``
+    seconds (None: until Ctrl-C from a terminal, else not at all); Ctrl-C ends it."""
+    import trio
+
+    if linger is None:
+        linger = float("inf") if _stdin_is_terminal() else 0.0
+    try:
+        if hub.held:
+            say(f"live page still at {url}: the spectators' last {hub.held} events are delayed")
+            while hub.held:
+                await trio.sleep(0.25)
+        if linger > 0:
+            until = "" if linger == float("inf") else f" for {linger:g} s"
+            say(f"live page still at {url}{until}; Ctrl-C to stop")
+            await trio.sleep(linger)
+    except KeyboardInterrupt:
+        say("live page stopped")
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _stderr_is_terminal() -> bool:

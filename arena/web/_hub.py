@@ -12,7 +12,10 @@ address, however well they read, cannot lock every other spectator out.
 
 Two channels: the public one (only what a spectator may see: cards shown at showdown),
 and the director's (every card, sent only when :meth:`LiveHub.hand_finished` is called,
-that is after the hand ended).
+that is after the hand ended). With a spectator ``delay`` every public event is held
+that many seconds before it is published (:meth:`LiveHub.release_due`, run by
+:meth:`LiveHub.run_delay`), so nothing a spectator sees, a card least of all, is less
+than ``delay`` old; the director's channel is not delayed.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import structlog
 import trio
 
 from arena.text import escape_untrusted
+from arena.web._faults import rotation_names
 from arena.web._public import public_hand
 
 QUEUE_SIZE = 256
@@ -197,7 +201,11 @@ class Channel:
         if kind == "match_started":
             state.update(names=payload["names"], state="playing", hands=0, last=None)
         elif kind == "hand":
-            state.update(hands=payload["hand"].get("number"), last=payload["hand"])
+            state.update(
+                hands=payload["hand"].get("number"),
+                last=payload["hand"],
+                score=payload.get("score"),
+            )
         elif kind == "match_finished":
             state.update(state="finished", result=payload.get("result"))
             self._tables.move_to_end(table)
@@ -222,57 +230,120 @@ HandView = Callable[..., dict]
 
 
 class LiveHub:
-    """What the dealer-side callbacks feed; the live app streams its two channels."""
+    """What the dealer-side callbacks feed; the live app streams its two channels.
 
-    def __init__(self, *, view: HandView | None = None, **channel_options: int) -> None:
+    ``delay``: seconds every public event is held before spectators get it (0: none);
+    ``clock``: what tells the time for it (Trio's clock by default).
+    """
+
+    def __init__(
+        self,
+        *,
+        view: HandView | None = None,
+        delay: float = 0.0,
+        clock: Callable[[], float] | None = None,
+        **channel_options: int,
+    ) -> None:
         self.public = Channel(**channel_options)
         self.director = Channel(**channel_options)
         self.errors = 0
+        self.delay = max(0.0, float(delay))
+        self._clock = clock or trio.current_time
+        self._held: collections.deque[tuple[float, str, dict[str, Any]]] = collections.deque()
         self._view = view or public_hand
         self._last_rows: object = None
+        self._names: dict[str, list[str]] = {}  # each table's bots, as match_started named them
+        self._scores: dict[str, dict[str, int]] = {}  # each table's chips won so far, by bot
 
     @property
     def channels(self) -> tuple[Channel, Channel]:
         return (self.public, self.director)
 
+    def _publish(self, kind: str, payload: dict[str, Any]) -> None:
+        """To the director now; to the spectators now or, with a delay, when it is due."""
+        self.director.publish(kind, payload)
+        if self.delay > 0:
+            self._held.append((self._clock() + self.delay, kind, payload))
+        else:
+            self.public.publish(kind, payload)
+
+    @property
+    def held(self) -> int:
+        """Public events waiting out the spectator delay."""
+        return len(self._held)
+
+    def release_due(self) -> float | None:
+        """Publish the held events whose delay is over; seconds until the next (None: none)."""
+        now = self._clock()
+        while self._held and self._held[0][0] <= now:
+            _, kind, payload = self._held.popleft()
+            self.public.publish(kind, payload)
+        return self._held[0][0] - now if self._held else None
+
+    async def run_delay(self) -> None:
+        """Release the held events as they come due (run for as long as the page serves)."""
+        while True:
+            wait = self.release_due()
+            await trio.sleep(0.25 if wait is None else min(max(wait, 0.0), 0.25))
+
     def match_started(self, table_id: str, names: Sequence[str]) -> None:
         """A table starts playing ``names`` (seat order)."""
-        payload = {"table": _safe(table_id), "names": [_safe(name) for name in names]}
-        for channel in self.channels:
-            channel.publish("match_started", payload)
+        shown = [_safe(name) for name in names]
+        self._names[_safe(table_id)] = shown
+        self._scores[_safe(table_id)] = dict.fromkeys(shown, 0)
+        self._publish("match_started", {"table": _safe(table_id), "names": shown})
 
     def hand_finished(
         self, table_id: str, number: int, hand: Any, seats: Sequence[int], names: Sequence[str]
     ) -> None:
-        """Publish a finished hand: the spectator's view, and every card to the director."""
+        """Publish a finished hand: the spectator's view, and every card to the director.
+
+        A duplicate rotation's players (``NAME.k``) are shown by their bots' names, and
+        each hand carries the table's running score (chips won so far, by bot)."""
+        table = _safe(table_id)
+        bots, rotation = rotation_names([str(n) for n in names], self._names.get(table, ()))
+        extra: dict[str, Any] = {"rotation": rotation} if rotation is not None else {}
         try:
-            public = self._view(hand, seats, names, number=number)
-            revealed = self._view(hand, seats, names, number=number, reveal=True)
+            public = self._view(hand, seats, bots, number=number, **extra)
+            revealed = self._view(hand, seats, bots, number=number, reveal=True, **extra)
         except Exception as error:  # a view bug must never stop a match
             self.errors += 1
-            _log.warning("live_view_failed", table=_safe(table_id), error=repr(error))
+            _log.warning("live_view_failed", table=table, error=repr(error))
             return
-        self.public.publish("hand", {"table": _safe(table_id), "hand": public})
-        self.director.publish("hand", {"table": _safe(table_id), "hand": revealed})
+        score = self._score(table, public)
+        self.director.publish("hand", {"table": table, "hand": revealed, "score": score})
+        payload = {"table": table, "hand": public, "score": score}
+        if self.delay > 0:
+            self._held.append((self._clock() + self.delay, "hand", payload))
+        else:
+            self.public.publish("hand", payload)
+
+    def _score(self, table: str, view: dict[str, Any]) -> list[dict[str, Any]]:
+        """The table's chips won so far by bot, this hand's result added."""
+        score = self._scores.setdefault(table, {})
+        by_seat = {s.get("seat"): s.get("name") for s in view.get("seats", ())}
+        for row in view.get("result", ()):
+            name = by_seat.get(row.get("seat"))
+            if isinstance(name, str) and isinstance(row.get("net"), int):
+                score[name] = score.get(name, 0) + row["net"]
+        return [{"name": name, "chips": chips} for name, chips in score.items()]
 
     def match_finished(self, table_id: str, result: Iterable[dict[str, Any]] = ()) -> None:
         """A table is done; ``result`` rows (name, chips won) are shown as they are."""
         rows = [{key: _plain(value) for key, value in row.items()} for row in result]
-        payload = {"table": _safe(table_id), "result": rows}
-        for channel in self.channels:
-            channel.publish("match_finished", payload)
+        self._publish("match_finished", {"table": _safe(table_id), "result": rows})
 
     def standings(self, rows: Iterable[Any]) -> None:
         """The tournament's live leaderboard (:class:`arena.tournament.Standing` rows)."""
         if rows is self._last_rows:
             return  # the same leaderboard object: already sent
         self._last_rows = rows
-        payload = {"rows": [standing_row(row) for row in rows]}
-        for channel in self.channels:
-            channel.publish("standings", payload)
+        self._publish("standings", {"rows": [standing_row(row) for row in rows]})
 
     def close(self) -> None:
-        """Tell every viewer the show is over (the page stops reconnecting), end the streams."""
+        """Tell every viewer the show is over (the page stops reconnecting), end the streams.
+        Events still held by the delay are dropped: they were never due."""
+        self._held.clear()
         for channel in self.channels:
             channel.publish("end", {})
             channel.close()

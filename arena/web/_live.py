@@ -102,7 +102,13 @@ class LiveApp:
         events = f"/director/events?token={self.token}" if director else "/events"
         body = (
             _templates.get_template("live.html.j2")
-            .render(title=self.title, events_url=events, director=director, nonce=nonce)
+            .render(
+                title=self.title,
+                events_url=events,
+                director=director,
+                nonce=nonce,
+                delay=f"{self.hub.delay:g}" if self.hub.delay else "",
+            )
             .encode()
         )
         headers = [

@@ -97,8 +97,19 @@ async def watching(
             partial(serve, app, _config(host, port), shutdown_trigger=stop.wait)  # type: ignore[arg-type]  # hypercorn types ASGI with its TypedDicts; the app takes plain dicts
         )
         url = binds[0].rstrip("/") + "/"
+        releasing = trio.CancelScope()  # the spectator delay's clock, stopped with the page
+        nursery.start_soon(_release, hub, releasing)
         try:
             yield LiveServer(url=url, director_url=f"{url}director?token={token}", hub=hub)
         finally:
             hub.close()
             stop.set()
+            releasing.cancel()
+
+
+async def _release(hub: LiveHub, scope: trio.CancelScope) -> None:
+    """Publish the spectators' delayed events as they come due, until ``scope`` ends."""
+    if hub.delay <= 0:
+        return
+    with scope:
+        await hub.run_delay()
