@@ -35,7 +35,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -47,25 +46,17 @@ from arena.dealer._launched import LaunchedConnection
 from arena.dealer._seat import SeatBrokenError, SeatConnection
 from arena.dealer._settings import STARTUP_TIMEOUT
 from arena.sandbox._endpoint import foreign_listener, process_tree, tree_cpu_seconds
-from arena.sandbox._leftovers import SOCKET_PREFIX, owner_tag
 from arena.sandbox._process import (
     Log,
     describe_exit,
-    free_tcp_port,
-    limit_command,
     log_paths,
     parse_command,
     signal_group,
     stderr_tail,
 )
 from arena.sandbox._sandbox import SANDBOX_CHOICES, BotLimits, hides_paths, resolve_sandbox
-from arena.sandbox._seatbox import (
-    ADDRESS_ENV,
-    PARENT_PID_ENV,
-    SeatBox,
-    absolute_command,
-    sweep_leftovers,
-)
+from arena.sandbox._seatbox import SeatBox, sweep_leftovers
+from arena.sandbox._start import BotCommand, plan_start
 
 EXIT_WAIT = 0.5
 """Seconds a broken stream waits for the bot's process to exit, to record how it ended."""
@@ -175,43 +166,27 @@ class LaunchedBot:
 
     # --- start -------------------------------------------------------------------
 
-    def _pick_address(self) -> tuple[str, str]:
-        if self.transport == "unix":
-            self._socket_dir = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{owner_tag()}-")
-            return f"unix:{self._socket_dir}/bot.sock", ""
-        port = free_tcp_port()
-        return f"127.0.0.1:{port}", str(port)
-
-    def _argv(self, address: str, port: str) -> list[str]:
-        argv = [arg.replace("{address}", address).replace("{port}", port) for arg in self.command]
-        return limit_command(
-            argv, memory_limit_mb=self.memory_limit_mb, cpu_seconds=self.cpu_limit_seconds
-        )
-
     def _prepare(self) -> tuple[list[str], dict[str, str], str | os.PathLike[str] | None]:
-        """The command, environment and folder to start (the supervisor at L0+)."""
-        if self.sandbox_layer == "off":
-            self.address, port = self._pick_address()
-            argv = self._argv(self.address, port)
-            env = {**os.environ, **self.env, ADDRESS_ENV: self.address}
-            return argv, {**env, PARENT_PID_ENV: str(os.getpid())}, self.workdir
-        box = self._box = SeatBox(self.name, self.sandbox_layer, self.limits, self.hidden_paths)
-        box.private_copy = self.private_copy  # a duplicate instance's own folders
-        self.address, self._port = box.address(self.transport)
-        box.acquire()
-        bot_argv = [
-            arg.replace("{address}", self.address).replace("{port}", self._port)
-            for arg in self.command
-        ]
-        env = box.environment(self.address, self.env)
-        argv = box.command(
-            absolute_command(bot_argv, self.workdir),
-            workdir=self.workdir if self.mount_workdir else None,
-            env=env,
-            rlimits=box.rlimits(self.memory_limit_mb, self.cpu_limit_seconds),
+        """The sandbox's plan (:func:`~arena.sandbox._start.plan_start`): the command,
+        environment and folder to start, and the address the bot will serve."""
+        command = BotCommand(
+            self.name,
+            self.command,
+            workdir=self.workdir,
+            env=self.env,
+            transport=self.transport,
+            limits=self.limits,
+            hidden_paths=self.hidden_paths,
+            mount_workdir=self.mount_workdir,
+            private_copy=self.private_copy,  # a duplicate instance's own folders
+            memory_limit_mb=self.memory_limit_mb,
+            cpu_seconds=self.cpu_limit_seconds,
             grace=self.stop_timeout,
         )
-        return argv, env, box.private_dir or "/"
+        plan = plan_start(command, self.sandbox_layer)
+        self._box, self._socket_dir = plan.box, plan.socket_dir
+        self.address, self._port = plan.address, plan.port
+        return plan.argv, plan.env, plan.cwd
 
     @property
     def records_visible(self) -> bool:

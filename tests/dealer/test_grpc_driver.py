@@ -24,9 +24,9 @@ from arena.dealer import (
     run_match,
 )
 from arena.dealer._grpc import MAX_UNREAD, MAX_UNREAD_BYTES
-from arena.dealer._launch import free_tcp_port
 from arena.engine import GameConfig
 from arena.protocol import pb
+from arena.sandbox._process import free_tcp_port
 
 pytestmark = [pytest.mark.trio, pytest.mark.timeout(60)]
 

@@ -23,9 +23,10 @@ from arena.dealer import (
     policy_driver,
     run_match,
 )
-from arena.dealer._launch import ADDRESS_ENV, limit_command, parse_command
 from arena.engine import GameConfig
 from arena.protocol import pb
+from arena.sandbox._process import limit_command, parse_command
+from arena.sandbox._seatbox import ADDRESS_ENV
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -141,8 +141,10 @@ def test_seat_folders_are_named_after_their_owner():
     sweep_leftovers()
     assert sweep_leftovers() == []  # once per process
     unsandboxed = LaunchedBot("off", "true", sandbox="off")
-    address, _port = unsandboxed._pick_address()
-    folder = Path(address.removeprefix("unix:")).parent
+    unsandboxed.sandbox_layer = "off"
+    unsandboxed._prepare()
+    assert unsandboxed.address is not None
+    folder = Path(unsandboxed.address.removeprefix("unix:")).parent
     assert folder.name.startswith(f"arena-sock-{owner_tag()}-")  # swept too, once its owner dies
     remove_tree(str(folder))
 

@@ -104,7 +104,7 @@ def test_bot_stops_when_its_stdin_pipe_from_the_arena_closes(tmp_path: Path) -> 
 
 def test_parent_pid_env_matches_the_launcher() -> None:
     """The launcher and the SDK name the same variable."""
-    from arena.dealer._launch import PARENT_PID_ENV
+    from arena.sandbox._seatbox import PARENT_PID_ENV
     from arena.sdk._server import PARENT_PID_ENV as SDK_PARENT_PID_ENV
 
     assert PARENT_PID_ENV == SDK_PARENT_PID_ENV == "ARENA_PARENT_PID"
