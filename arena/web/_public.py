@@ -134,20 +134,9 @@ def public_hand(
     shown_names = [escape_untrusted(str(name), one_line=True) for name in names]
     tally = _Tally(hand)
     events = hand.events if reveal else spectator_events(hand)
-    placer = FaultPlacer(faults, reveal=reveal, events=len(events))
-    by_seat = {seats[k]: shown_names[k] for k in range(hand.n)}
-    steps: list[dict[str, Any]] = []
-    chips = _chips_now(tally)  # what a fault step shows: the chips before the next step
-    for index, event in enumerate(events):
-        step = _step(event, tally, shown_names, seats)
-        if step is None:
-            continue
-        if step["seat"] is not None:
-            placer.mark(index, step, by_seat[step["seat"]])
-        steps.extend(fault_step(f, by_seat, chips) for f in placer.before(index + 1))
-        steps.append(step)
-        chips = _chips_now(tally)
-    steps.extend(fault_step(f, by_seat, chips) for f in placer.rest())
+    steps = _steps(
+        events, tally, shown_names, seats, FaultPlacer(faults, reveal=reveal, events=len(events))
+    )
     won = [0] * hand.n
     for event in hand.events:
         if type(event) is PotAwarded:
@@ -166,6 +155,30 @@ def public_hand(
         "steps": steps,
         "result": [{"seat": seats[k], "won": won[k], "net": payoffs[k]} for k in range(hand.n)],
     }
+
+
+def _steps(
+    events: Sequence[Event],
+    tally: _Tally,
+    names: Sequence[str],
+    seats: Sequence[int],
+    placer: FaultPlacer,
+) -> list[dict[str, Any]]:
+    """The hand's steps, each fault marking the action played for it or a step of its own."""
+    by_seat = {seats[k]: names[k] for k in range(len(seats))}
+    steps: list[dict[str, Any]] = []
+    chips = _chips_now(tally)  # what a fault step shows: the chips before the next step
+    for index, event in enumerate(events):
+        step = _step(event, tally, names, seats)
+        if step is None:
+            continue
+        if step["seat"] is not None:
+            placer.mark(index, step, by_seat[step["seat"]])
+        steps.extend(fault_step(f, by_seat, chips) for f in placer.before(index + 1))
+        steps.append(step)
+        chips = _chips_now(tally)
+    steps.extend(fault_step(f, by_seat, chips) for f in placer.rest())
+    return steps
 
 
 def _chips_now(tally: _Tally) -> dict[str, Any]:
