@@ -20,6 +20,7 @@ from arena.text import escape_untrusted
 
 _WHY = {
     "TIMEOUT": "timed out",
+    "BOT_ERROR": "raised an error in its code",
     "ILLEGAL_ACTION": "made an illegal move",
     "WRONG_DECISION_ID": "answered another decision",
     "MALFORMED": "sent an unreadable answer",
