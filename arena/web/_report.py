@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,8 @@ from arena.text import escape_untrusted
 from arena.tournament import Store
 from arena.tournament._standing_notes import figure, has_interval, unfinished_notes
 from arena.tournament._standings import Standings, standings_from_rows, stored_anchor
-from arena.web._svg import Cell, Interval, Series, forest_plot, heatmap, line_chart
+from arena.web._report_bots import bot_notes
+from arena.web._svg import Cell, Interval, Series, forest_plot, heatmap, line_chart, series_style
 
 ELO_CHECKPOINTS = 30
 """The Elo curve is refitted after at most this many evenly spaced prefixes of the matches."""
@@ -52,6 +53,9 @@ class ReportRequest:
     game_type: str | None = None
     output: Path = Path("report.html")
     title: str = "arena report"
+    replays: Mapping[str, str] | None = None
+    """A bundle's replay pages: each match's ``records_dir`` to the href of its page
+    (None: link each records folder's own ``replay.html``)."""
 
 
 @dataclass
@@ -101,6 +105,7 @@ def render_report(store: Store, request: ReportRequest) -> str:
             tournaments=shown,
             unfinished=unfinished,
             sections=sections,
+            picks=max((len(s.data["bots"]) for s in sections), default=0),
         )
     )
 
@@ -134,7 +139,16 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
         rows, kind, store.current_ratings("elo", kind), anchor=anchor, anchor_rating=rating
     )
     ranked = [s.bot for s in standings.rows]
+    absent = [bot for bot, _ in standings.did_not_play if bot not in ranked]
+    styles = {bot: series_style(n) for n, bot in enumerate(ranked + absent)}
+    notes = bot_notes(store, kind, request.tournaments, rows)
     ident = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-") or "games"
+    bot_parts = [
+        _bot_section(ident, k, bot, rows, request)
+        | _marks(bot, anchor, notes)
+        | {"ranked": k < len(ranked)}
+        for k, bot in enumerate(ranked + absent)
+    ]
     return _Section(
         kind,
         {
@@ -142,20 +156,20 @@ def _section(store: Store, kind: str, rows: list[MatchRow], request: ReportReque
             "matches": len(rows),
             "anchor": anchor,
             "anchor_rating": rating,
-            "leaderboard": _leaderboard(standings),
+            "leaderboard": [
+                row | _marks(row["bot"], anchor, notes) for row in _leaderboard(standings)
+            ],
             "did_not_play": list(standings.did_not_play),
             "elo_forest": _elo_forest(ident, standings),
             "mbb_forest": _mbb_forest(ident, standings),
-            "elo_chart": _elo_over_time(ident, kind, rows, ranked, anchor, rating),
-            "bankroll": _bankroll_chart(ident, rows, ranked),
+            "elo_chart": _elo_over_time(ident, kind, rows, ranked, (anchor, rating), styles),
+            "bankroll": _bankroll_chart(ident, rows, ranked, styles),
             "pairs": _pairs_heatmap(ident, standings, ranked[:HEATMAP_BOTS]),
             "los": _los_heatmap(ident, standings, ranked[:HEATMAP_BOTS]),
             "heatmap_cut": max(0, len(ranked) - HEATMAP_BOTS),
             "faults": _faults(store, kind, request, ranked),
-            "bots": [
-                _bot_section(ident, k, bot, rows, request.output) for k, bot in enumerate(ranked)
-            ],
-            "match_list": [_match_entry(row, request.output) for row in rows],
+            "bots": bot_parts,
+            "match_list": [_match_entry(row, request) for row in rows],
         },
     )
 
@@ -242,13 +256,14 @@ def _elo_over_time(
     kind: str,
     rows: list[MatchRow],
     ranked: list[str],
-    anchor: str | None,
-    rating: float,
+    pinned: tuple[str | None, float],
+    styles: Mapping[str, tuple[str, str]],
 ) -> Any:
     """Refits after evenly spaced prefixes of the matches: each bot's Elo with its 95% band.
 
-    Series follow the leaderboard's order, so a bot has the same colour in every chart.
+    Each bot has its colour (``styles``) in every chart; a picker shows one bot's curve.
     """
+    anchor, rating = pinned
     points: dict[str, list[tuple[float, float]]] = {}
     bands: dict[str, list[tuple[float, float]]] = {}
     for k in _checkpoints(len(rows)):
@@ -267,6 +282,8 @@ def _elo_over_time(
         x_label="matches",
         y_label="Elo",
         limit=ELO_CHECKPOINTS,
+        styles=styles,
+        picker=True,
     )
 
 
@@ -282,7 +299,9 @@ def _cumulative(
     return out
 
 
-def _bankroll_chart(ident: str, rows: list[MatchRow], ranked: list[str]) -> Any:
+def _bankroll_chart(
+    ident: str, rows: list[MatchRow], ranked: list[str], styles: Mapping[str, tuple[str, str]]
+) -> Any:
     curves: dict[str, list[tuple[float, float]]] = {bot: [(0.0, 0.0)] for bot in ranked}
     for row in rows:
         for seat in row.seats:
@@ -298,6 +317,8 @@ def _bankroll_chart(ident: str, rows: list[MatchRow], ranked: list[str]) -> Any:
         x_label="hands",
         y_label="chips",
         limit=BANKROLL_POINTS,
+        styles=styles,
+        picker=True,
     )
 
 
@@ -356,7 +377,20 @@ def replay_link(records_dir: str, output: Path) -> str | None:
     return quote(Path(relative).as_posix())
 
 
-def _match_entry(row: MatchRow, output: Path) -> dict[str, Any]:
+def _replay_href(row: MatchRow, request: ReportRequest) -> str | None:
+    if request.replays is not None:
+        return request.replays.get(row.records_dir)
+    return replay_link(row.records_dir, request.output)
+
+
+def _marks(bot: str, anchor: str | None, notes: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """``marks`` ("baseline", "anchor") and ``notes`` (:func:`bot_notes`) of ``bot``."""
+    mine = notes.get(bot, {})
+    marks = (["baseline"] if mine.get("baseline") else []) + (["anchor"] if bot == anchor else [])
+    return {"marks": marks, "notes": mine}
+
+
+def _match_entry(row: MatchRow, request: ReportRequest) -> dict[str, Any]:
     return {
         "key": row.key,
         "tournament": row.tournament,
@@ -365,13 +399,13 @@ def _match_entry(row: MatchRow, output: Path) -> dict[str, Any]:
         else max((s.hands for s in row.seats), default=0),
         "reason": row.reason or "",
         "seats": [(s.bot, s.chips) for s in row.seats],
-        "replay": replay_link(row.records_dir, output),
+        "replay": _replay_href(row, request),
         "records": row.records_dir,
     }
 
 
 def _bot_section(
-    ident: str, rank: int, bot: str, rows: list[MatchRow], output: Path
+    ident: str, rank: int, bot: str, rows: list[MatchRow], request: ReportRequest
 ) -> dict[str, Any]:
     mine = [(row, seat) for row in rows for seat in row.seats if seat.bot == bot]
     series = []
@@ -391,7 +425,7 @@ def _bot_section(
                 "mbb": f"{mbb:+.0f}",
                 "hands": seat.hands,
                 "faults": seat.faults,
-                "replay": replay_link(row.records_dir, output),
+                "replay": _replay_href(row, request),
             }
         )
     chart = line_chart(

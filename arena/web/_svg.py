@@ -217,8 +217,15 @@ def line_chart(
     limit: int = 200,
     width: int = 720,
     height: int = 300,
+    styles: Mapping[str, tuple[str, str]] | None = None,
+    picker: bool = False,
 ) -> Markup:
-    """Lines (each decimated to ``limit`` points) with optional shaded bands, a legend and a table."""
+    """Lines (each decimated to ``limit`` points) with optional shaded bands, a legend and a table.
+
+    ``styles`` gives a series its (colour, dash) by name (else :func:`series_style` of its
+    place); ``picker`` adds radio buttons that show one series alone (the report's CSS
+    dims the others: no script), series ``n`` being class ``sN``, "all" class ``s0``.
+    """
     ident = _ident(ident)
     kept = [(s, decimate([y for _, y in s.points], limit)) for s in series]
     xs_all = _finite([s.points[i][0] for s, idx in kept for i in idx])
@@ -226,12 +233,14 @@ def line_chart(
     ys_all += _finite([v for s, idx in kept if s.band for i in idx for v in s.band[i]])
     legend_rows = math.ceil(len(series) / 4)
     figure, svg = _svg(ident, title, description, width, height + 16 * legend_rows)
+    if picker:
+        _picker(figure, svg, ident, [s.name for s in series])
     xs = _Scale(min(xs_all, default=0.0), max(xs_all, default=1.0), 56, width - 12)
     ys = _Scale(min(ys_all, default=0.0), max(ys_all, default=1.0), height - 34, 22)
     _axes(svg, xs, ys, x_label, y_label)
     for n, (s, idx) in enumerate(kept):
-        colour, dash = PALETTE[n % len(PALETTE)], _DASHES[(n // len(PALETTE)) % len(_DASHES)]
-        group = _sub(svg, "g", **{"class": "series"})
+        colour, dash = (styles or {}).get(s.name) or series_style(n)
+        group = _sub(svg, "g", **{"class": f"series s{n + 1}"})
         _sub(group, "title", escape_untrusted(s.name))
         if s.band and idx:
             upper = [f"{_num(xs(s.points[i][0]))},{_num(ys(s.band[i][1]))}" for i in idx]
@@ -243,13 +252,33 @@ def line_chart(
             group, "polyline", points=line, fill="none", stroke=colour, stroke_width="1.5", **attrs
         )
         lx, ly = 56 + (n % 4) * ((width - 60) // 4), height + 4 + 16 * (n // 4)
-        _sub(svg, "rect", x=str(lx), y=str(ly), width="12", height="4", fill=colour)
-        _sub(svg, "text", _label(s.name, 24), x=str(lx + 16), y=str(ly + 5))
+        key = _sub(svg, "g", **{"class": f"series s{n + 1}"})
+        _sub(key, "line", x1=str(lx), x2=str(lx + 14), y1=str(ly + 2), y2=str(ly + 2),
+             stroke=colour, stroke_width="3", **attrs)  # fmt: skip
+        _sub(key, "text", _label(s.name, 24), x=str(lx + 18), y=str(ly + 5))
     samples = _samples(series)
     rows = [[s.name, *(_sample(s, i) for i in idx)] for s, idx in zip(series, samples, strict=True)]
     header = [x_label, *(_num(x) for x in _sample_xs(series, samples))]
     _table(figure, title, header if samples else [x_label], rows)
     return _markup(figure)
+
+
+def series_style(n: int) -> tuple[str, str]:
+    """The (colour, dash) of the ``n``-th series: the eight colours, then each again with a
+    dash pattern, so 32 series look distinct (the heatmaps show 30 bots)."""
+    return PALETTE[n % len(PALETTE)], _DASHES[(n // len(PALETTE)) % len(_DASHES)]
+
+
+def _picker(figure: ET.Element, svg: ET.Element, ident: str, names: Sequence[str]) -> None:
+    """Radio buttons before ``svg``: "all", then one per series (class ``sN``)."""
+    box = ET.Element("fieldset", {"class": "pick"})
+    _sub(box, "legend", "Show")
+    for n, name in enumerate(["all", *names]):
+        label = _sub(box, "label")
+        attrs = {"type": "radio", "name": f"{ident}-pick", "class": f"s{n}", "value": str(n)}
+        _sub(label, "input", **attrs, **({"checked": "checked"} if n == 0 else {}))
+        _sub(label, "span", escape_untrusted(name) if n else "all bots")
+    figure.insert(list(figure).index(svg), box)
 
 
 def _samples(series: Sequence[Series], count: int = 8) -> list[list[int]]:
