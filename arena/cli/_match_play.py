@@ -29,6 +29,7 @@ from arena.cli._dial_in import (
     wait_for_bots,
 )
 from arena.cli._errors import user_errors
+from arena.cli._fault_summary import match_troubles, trouble_lines
 from arena.cli._replays import write_match_replay
 from arena.cli._sandbox import checked_sandbox, warn_exposed
 from arena.cli._watch import live_view
@@ -156,6 +157,8 @@ def play(
             _watched, specs, settings, folder, startup_timeout, limits, no_plugins, watch, dial_in
         )
     print_summary(summary, folder)
+    for line in trouble_lines(match_troubles(summary, folder)):  # issue 21 item 2
+        click.echo(line)
     click.echo(write_match_replay(folder))
 
 

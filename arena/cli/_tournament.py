@@ -285,6 +285,7 @@ def play_and_show(
     from rich.console import Console
 
     from arena.cli._bots import build_folder_bots
+    from arena.cli._fault_summary import stored_trouble_lines
 
     config = _load(file)
     build_folder_bots(config.bots, strict=False, hidden=config.hidden_paths)  # issue 13 item 4
@@ -299,6 +300,8 @@ def play_and_show(
             dial_in=dial_in,
         )
         _print_final(console, config, result)
+    for line in stored_trouble_lines(config.database, config.name, result.progress.did_not_start):
+        console.print(line, markup=False, highlight=False)  # who went wrong (issue 21 item 2)
     if result.progress.not_started:  # not finished: scripts can tell (the note above says why)
         raise SystemExit(NOT_STARTED_EXIT)
 

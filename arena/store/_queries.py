@@ -212,7 +212,8 @@ def standing_pool(db: Connection, game_type: str) -> list[str]:
 def faults_by_bot(
     db: Connection, *, game_type: str | None, tournament: str | None
 ) -> dict[str, BotFaults]:
-    """Per bot with a recorded match: matches, hands, faults, sit-outs, forfeits, reasons."""
+    """Per bot with a recorded match: matches, hands, faults, sit-outs, forfeits, reasons
+    (with the most common detail of each)."""
     where, args = filters(game_type=game_type, tournament=tournament)
     totals = db.execute(
         "SELECT b.name, COUNT(*), SUM(r.hands), SUM(r.faults), SUM(r.sat_out), "
@@ -223,16 +224,21 @@ def faults_by_bot(
         args,
     ).fetchall()
     reasons: dict[str, dict[str, int]] = {}
-    for name, reason, count in db.execute(
-        "SELECT b.name, f.reason, COUNT(*) FROM faults f "
+    details: dict[str, dict[str, tuple[int, str]]] = {}  # the most common detail, its count
+    for name, reason, detail, count in db.execute(
+        "SELECT b.name, f.reason, f.detail, COUNT(*) FROM faults f "
         "JOIN seat_results r ON r.match_id = f.match_id AND r.seat = f.seat "
         "JOIN bots b ON b.id = r.bot_id JOIN matches m ON m.id = f.match_id "
         "JOIN tournaments t ON t.id = m.tournament_id"
         + where
-        + " GROUP BY b.name, f.reason ORDER BY b.name, f.reason",
+        + " GROUP BY b.name, f.reason, f.detail ORDER BY b.name, f.reason, f.detail",
         args,
     ):
-        reasons.setdefault(name, {})[reason] = int(count)
+        tally = reasons.setdefault(name, {})
+        tally[reason] = tally.get(reason, 0) + int(count)
+        best = details.setdefault(name, {})
+        if int(count) > best.get(reason, (0, ""))[0]:
+            best[reason] = (int(count), detail)
     return {
         name: BotFaults(  # int(): PostgreSQL's SUM of integers is a Decimal
             bot=name,
@@ -242,6 +248,7 @@ def faults_by_bot(
             sat_out=int(sat_out),
             forfeited=int(forfeited),
             reasons=reasons.get(name, {}),
+            details={reason: text for reason, (_, text) in details.get(name, {}).items()},
         )
         for name, matches, hands, n_faults, sat_out, forfeited in totals
     }

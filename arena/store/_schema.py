@@ -410,7 +410,8 @@ class RatingRow:
 
 @dataclass(frozen=True, slots=True)
 class BotFaults:
-    """One bot's fault tally: matches played, faults in total and by reason code."""
+    """One bot's fault tally: matches played, faults in total and by reason code, with
+    each reason's most common detail (``details``: "decide raised IndexError at bot.py:12")."""
 
     bot: str
     matches: int
@@ -419,3 +420,4 @@ class BotFaults:
     sat_out: int
     forfeited: int
     reasons: dict[str, int] = field(compare=False)
+    details: dict[str, str] = field(default_factory=dict, compare=False)

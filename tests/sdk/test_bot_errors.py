@@ -142,7 +142,34 @@ def test_a_bot_whose_decide_raises_plays_the_whole_match(tmp_path: Path) -> None
     assert errors and {f["detail"] for f in errors} == {
         f"decide raised IndexError at bot.py:{line}"
     }
+    n = len(errors)  # and the terminal names the bot with its reason, file and line
+    said = f"raiser: {n} faults — {n} BOT_ERROR (decide raised IndexError at bot.py:{line})"
+    assert said in result.output, result.output
     stderr = (match / "bots" / "raiser.stderr.log").read_text()
     assert f'bot.py", line {line}, in decide' in stderr
     assert "IndexError: list index out of range" in stderr
     assert f"decide raised IndexError at bot.py:{line}" in stderr
+
+
+def test_a_tournament_names_the_bot_whose_decide_raises(tmp_path: Path) -> None:
+    """issue 21 item 2: the end of `arena tournament run` has a line for the bot, its
+    BOT_ERROR count and where (from the database), and none for the bots that behaved."""
+    runner = CliRunner()
+    folder = tmp_path / "raiser"
+    assert runner.invoke(cli, ["new-bot", str(folder)]).exit_code == 0
+    source = (folder / "bot.py").read_text()
+    head, sep, tail = source.partition("    def decide(self, decision):\n")
+    (folder / "bot.py").write_text(head + sep + "        return [][0]\n" + tail)
+    line = (head + sep).count("\n") + 1
+    (tmp_path / "league.toml").write_text(
+        '[tournament]\nname = "errors"\nhands_per_match = 6\nseed = 2\n'
+        'output = "runs"\ndatabase = "arena.db"\n\n'
+        '[[bots]]\nname = "raiser"\nfolder = "raiser"\n\n'
+        '[[bots]]\nname = "caller"\nbuiltin = "calling-station"\n'
+    )
+    result = runner.invoke(cli, ["tournament", "run", str(tmp_path / "league.toml")])
+    assert result.exit_code == 0, result.output
+    said = [row for row in result.output.splitlines() if row.startswith("raiser: ")]
+    assert len(said) == 1, result.output
+    assert f"BOT_ERROR (decide raised IndexError at bot.py:{line})" in said[0], said
+    assert not [row for row in result.output.splitlines() if row.startswith("caller: ")]

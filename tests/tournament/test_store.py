@@ -359,6 +359,7 @@ class TestQueries:
         assert BotFaults("bob", 2, 20, 1, 0, 0, {"TIMEOUT": 1}) == faults["bob"]
         assert {"TIMEOUT": 1} == faults["bob"].reasons
         assert {"TIMEOUT": 1} == faults["carol"].reasons
+        assert {"TIMEOUT": ""} == faults["bob"].details  # the most common detail per reason
         assert (2, 1, {}) == (
             faults["alice"].matches,
             faults["alice"].faults,
