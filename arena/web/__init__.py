@@ -1,8 +1,8 @@
 """Web views (beside the plugins): the hand replayer, the tournament report and
 the live spectator page, all built from one server-side public view of each hand.
 
-It may import ``engine``, ``history``, ``store``, ``text``, ``tournament``; never the
-dealer or the command line.
+It may import ``engine``, ``history``, ``sandbox`` (a bot's log file name), ``store``,
+``text`` and ``tournament``; never the dealer or the command line.
 """
 
 from arena.web._hub import LiveHub as LiveHub
