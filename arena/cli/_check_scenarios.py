@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,47 +119,74 @@ class _FaultInjectingDriver:
         await self.inner.aclose()
 
 
-async def run_checks(driver: BotDriver, *, action_timeout: float, seed: int) -> list[Outcome]:
-    """Play every scenario with ``driver`` in seat 0; collect what went wrong."""
+OpenBot = Callable[[int], contextlib.AbstractAsyncContextManager[BotDriver]]
+"""Opens the bot under test for scenario ``n`` (a fresh process for a launched bot)."""
+
+
+async def run_checks(
+    open_bot: OpenBot,
+    *,
+    action_timeout: float,
+    seed: int,
+    on_outcome: Callable[[int, Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Play every scenario with the bot ``open_bot`` opens afresh for each, in seat 0, so
+    that no scenario fails for a reason of the one before (issue 21 item 2); collect what
+    went wrong, telling ``on_outcome`` of each as it ends."""
     outcomes = []
     for number, scenario in enumerate(SCENARIOS):
-        outcome = Outcome(scenario)
-        tested: BotDriver = _FaultInjectingDriver(driver) if scenario.inject_fault else driver
-        settings = MatchSettings(
-            config=scenario.config,
-            hands=scenario.hands,
-            starting_stack=scenario.stack,
-            seed=seed + number,
-            action_timeout=action_timeout,
-            reconnect=False,
-            match_id=f"check-bot-{number + 1}",
-        )
-        async with contextlib.AsyncExitStack() as stack:
-            opponents = [
-                await stack.enter_async_context(
-                    open_builtin_bot(
-                        make_bot(f"{name}-{i + 1}", "builtin", name), DriverContext(seed=seed + i)
-                    )
-                )
-                for i, name in enumerate(scenario.opponents)
-            ]
-            result = await run_match([tested, *opponents], settings)
-        outcome.hands = result.hands_played
-        # The Hello is judged by the dealer's own check (dealer/_handshake.check_hello: a
-        # protocol_version of 0 is taken as 1): one it refused is a fault on record below,
-        # and a Hello in the result is one it accepted. No second, stricter check here.
-        reasons = Counter(f.reason for f in result.faults if f.seat == 0)
-        if result.hellos[0] is None and not reasons:
-            outcome.problems.append(
-                "never said hello (the first message on a stream must be Hello)"
-            )
-        for reason, count in reasons.items():
-            example = next(f for f in result.faults if f.seat == 0 and f.reason == reason)
-            outcome.problems.append(f"{count} x {reason}: {example.detail}")
-        if result.sat_out[0] and not reasons:
-            outcome.problems.append("was sat out")
+        async with open_bot(number) as driver:
+            outcome = await _run_scenario(driver, number, scenario, action_timeout, seed)
         outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(number, outcome)
     return outcomes
+
+
+async def _run_scenario(
+    driver: BotDriver, number: int, scenario: Scenario, action_timeout: float, seed: int
+) -> Outcome:
+    outcome = Outcome(scenario)
+    tested: BotDriver = _FaultInjectingDriver(driver) if scenario.inject_fault else driver
+    settings = MatchSettings(
+        config=scenario.config,
+        hands=scenario.hands,
+        starting_stack=scenario.stack,
+        seed=seed + number,
+        action_timeout=action_timeout,
+        reconnect=False,
+        match_id=f"check-bot-{number + 1}",
+    )
+    async with contextlib.AsyncExitStack() as stack:
+        opponents = [
+            await stack.enter_async_context(
+                open_builtin_bot(
+                    make_bot(f"{name}-{i + 1}", "builtin", name), DriverContext(seed=seed + i)
+                )
+            )
+            for i, name in enumerate(scenario.opponents)
+        ]
+        result = await run_match([tested, *opponents], settings)
+    outcome.hands = result.hands_played
+    # The Hello is judged by the dealer's own check (dealer/_handshake.check_hello: a
+    # protocol_version of 0 is taken as 1): one it refused is a fault on record below,
+    # and a Hello in the result is one it accepted. No second, stricter check here.
+    reasons = Counter(f.reason for f in result.faults if f.seat == 0)
+    if result.hellos[0] is None and not reasons:
+        outcome.problems.append("never said hello (the first message on a stream must be Hello)")
+    for reason, count in reasons.items():
+        example = next(f for f in result.faults if f.seat == 0 and f.reason == reason)
+        outcome.problems.append(f"{count} x {reason}: {example.detail}")
+    if result.sat_out[0] and not reasons:
+        outcome.problems.append("was sat out")
+    return outcome
+
+
+def _say_outcome(number: int, outcome: Outcome) -> None:
+    """One line per scenario as it ends (flushed: a slow bot's run is not silent)."""
+    verdict = "ok" if outcome.passed else "FAILED: " + outcome.problems[0]
+    line = f"scenario {number + 1}/{len(SCENARIOS)} {outcome.scenario.name}: {verdict}"
+    click.echo(terminal_safe(f"{line} ({outcome.hands} hands)"))
 
 
 def check(
@@ -197,13 +225,19 @@ async def _check(
     log_dir: Path,
     sandbox: str = "auto",
 ) -> list[Outcome]:
-    async with contextlib.AsyncExitStack() as stack:
-        (driver,) = await open_drivers(
-            [spec],
-            stack,
-            log_dir=log_dir,
-            startup_timeout=startup_timeout,
-            seed=seed,
-            options={"sandbox": sandbox},
-        )
-        return await run_checks(driver, action_timeout=action_timeout, seed=seed)
+    @contextlib.asynccontextmanager
+    async def open_bot(number: int) -> AsyncIterator[BotDriver]:
+        async with contextlib.AsyncExitStack() as stack:
+            (driver,) = await open_drivers(
+                [spec],
+                stack,
+                log_dir=log_dir / f"scenario-{number + 1}",
+                startup_timeout=startup_timeout,
+                seed=seed,
+                options={"sandbox": sandbox},
+            )
+            yield driver
+
+    return await run_checks(
+        open_bot, action_timeout=action_timeout, seed=seed, on_outcome=_say_outcome
+    )

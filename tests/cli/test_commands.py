@@ -205,3 +205,24 @@ def test_match_memory_limit_reaches_the_launched_bot(tmp_path: Path) -> None:
     assert 1 == result.exit_code
     assert "did not start" in result.output
     assert "Traceback (most recent call last)" not in result.output.split("stderr ends:")[0]
+
+
+def test_check_bot_runs_each_scenario_against_a_fresh_bot_process(tmp_path: Path) -> None:
+    """Issue 21 item 2: a bot that breaks after its first scenario's hands still passes
+    every scenario, since each starts a new process; one line per scenario is printed."""
+    bot = f"{sys.executable} {BOTS / 'counted.py'} 100"
+    result = CliRunner().invoke(cli, ["check-bot", bot, "--seed", "3", "--logs", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "all 6 scenarios passed" in result.output
+    assert 6 == sum(line.startswith("scenario ") for line in result.output.splitlines())
+
+
+def test_check_bot_fails_a_bot_the_wall_budget_would_sit_out(tmp_path: Path) -> None:
+    """Issue 21 item 1: a bot that sleeps past the clock is failed (TIMEOUT on the wall
+    budget, then sat out), every scenario cut short, instead of passed after minutes."""
+    bot = f"{sys.executable} {ROOT / 'scripts' / '_sleeper_bot.py'} 1.0"
+    options = ["--seed", "3", "--timeout", "0.5", "--logs", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["check-bot", bot, *options])
+    assert result.exit_code == 1
+    assert "wall budget" in result.output
+    assert "6 of 6 scenarios failed" in result.output
