@@ -93,7 +93,7 @@ PUBLIC = {
         "PROTOCOL_VERSION", "action_from_message", "action_to_message", "answer",
         "cards_text", "config_from_message", "config_to_message", "decision",
         "decision_request", "event_from_message", "fault", "hand_end", "hand_start",
-        "hello", "legal_to_message", "match_end", "match_start", "MessageFault", "pb",
+        "hello", "legal_to_message", "match_end", "match_start", "MessageFault", "MAX_ERROR_CHARS", "pb",
         "pb_grpc", "public_event", "public_history", "PublicHistory", "read_decision",
         "short_name"
     },
@@ -106,7 +106,7 @@ PUBLIC = {
     },
     "arena.rl": {"ACTION_NAMES", "DISCARD_BASE", "EXTRA_HINT", "MissingExtraError", "N_ACTIONS", "OBS_SIZE", "DrawGame", "discard_action", "env", "gym_env", "raw_env", "sorted_cards", "to_engine"},  # issue 13 item 1
     "arena.dealer": {
-        "ACTION_TIMEOUT", "HANDS_PER_MATCH", "HELLO_TIMEOUT", "MAX_STALE",
+        "ACTION_TIMEOUT", "WALL_BUDGET", "HANDS_PER_MATCH", "HELLO_TIMEOUT", "MAX_STALE",
         "STARTUP_TIMEOUT", "BotDriver", "BotStartError", "driver_from_spec", "FaultRecord",
         "GrpcBot", "GrpcConnection", "LaunchedBot", "LocalBot", "LocalConnection",
         "MalformedStreamError", "MatchRecorder", "MatchResult", "MatchSettings",
