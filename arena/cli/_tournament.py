@@ -141,6 +141,7 @@ class _Board:
         self.session: Session | None = None
         self.live: Live | None = None
         self.waiting: list[str] = []
+        self.printed: object = None  # the RecordedMatch whose line is printed
 
     def play(self, session: Session) -> SessionResult:
         """Drive ``session`` (whose ``on_progress`` is :meth:`show`) under the live view."""
@@ -156,13 +157,15 @@ class _Board:
             async with session:
                 return await session.play()
 
-        with Live(
-            Text("starting bots..."), console=self.console, transient=True, refresh_per_second=4
-        ) as self.live:
-            try:
+        try:
+            if not self.console.is_terminal:  # a log file, CI: a line per match (show)
                 return trio.run(drive)
-            except (TournamentError, StoreError) as error:
-                raise click.ClickException(str(error)) from None
+            with Live(
+                Text("starting bots..."), console=self.console, transient=True, refresh_per_second=4
+            ) as self.live:
+                return trio.run(drive)
+        except (TournamentError, StoreError) as error:
+            raise click.ClickException(str(error)) from None
 
     def show(self, progress: Progress) -> None:
         """``on_progress``: print what is new, redraw the bar and the leaderboard."""
@@ -177,6 +180,13 @@ class _Board:
             if self.waiting:
                 server = self.session.remote_seats if self.session is not None else None
                 say(waiting_line(self.waiting, server))
+        if progress.recorded is not self.printed and not self.console.is_terminal:
+            from arena.cli._progress_lines import match_line
+
+            self.printed = progress.recorded
+            if progress.recorded is not None:
+                say(match_line(progress.recorded, progress.total), soft_wrap=True)
+                self.console.file.flush()  # a log file shows each match as it is recorded
         if self.live is not None and self.session is not None:
             game_type = game_type_of(self.config.game)
             board = _leaderboard(
@@ -193,12 +203,14 @@ def _where(config: TournamentConfig) -> str:
 def _leaderboard(
     name: str, game_type: str, progress: Progress, standings: Standings | None
 ) -> Group:
-    """The live view: a progress bar, and the latest standings once there are any."""
+    """The live view: a progress bar, what runs now with an ETA and the slowest bots, and
+    the latest standings once there are any."""
     from rich.console import Group
     from rich.progress_bar import ProgressBar
     from rich.table import Table as RichTable
     from rich.text import Text
 
+    from arena.cli._progress_lines import status_line
     from arena.cli._ratings import standings_table
 
     bar = RichTable.grid(padding=(0, 1))
@@ -207,9 +219,11 @@ def _leaderboard(
         ProgressBar(total=max(progress.total, 1), completed=progress.done, width=40),
         Text(f"{progress.done}/{progress.total} matches"),
     )
+    status = status_line(progress)
+    head = [bar, Text(status, style="dim")] if status else [bar]
     if standings is None or not standings.rows:
-        return Group(bar)
-    return Group(bar, standings_table(standings, f"standings ({game_type}, this tournament)"))
+        return Group(*head)
+    return Group(*head, standings_table(standings, f"standings ({game_type}, this tournament)"))
 
 
 def _recorded_line(config: TournamentConfig, progress: Progress) -> str:

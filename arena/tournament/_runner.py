@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena.dealer import MatchResult
+from arena.dealer import MatchResult, SeatSummary
 from arena.store._lock import hold_tournament
 from arena.store._owner import check_free, claim, same_settings
 from arena.store._store import Store
@@ -53,6 +54,19 @@ class Observers:
     on_match_finished: MatchFinished | None = None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class RecordedMatch:
+    """A match just recorded, for a line per match (issue 21 item 1): ``number`` is the
+    count of recorded matches with it; ``seats`` is empty when a bot did not start;
+    ``seconds`` from its start to its record (None if its start was not seen)."""
+
+    number: int
+    names: tuple[str, ...]
+    seats: tuple[SeatSummary, ...] = ()
+    not_started: tuple[str, ...] = ()
+    seconds: float | None = None
+
+
 @dataclasses.dataclass
 class Progress:
     """What the runner reports after each match (for progress bars and live leaderboards)."""
@@ -69,6 +83,14 @@ class Progress:
     waiting_for: list[str] = dataclasses.field(default_factory=list)
     """Bots that dial in whose streams the next matches wait for, while none can be played
     (sorted; empty when something plays). Reported once per change."""
+    recorded: RecordedMatch | None = None
+    """The match recorded last in this run (None before the first)."""
+    running: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    """The matches started and not yet recorded: match id to its bots' names."""
+    match_seconds: list[float] = dataclasses.field(default_factory=list)
+    """How long each match played in this run took (seconds, in order of recording)."""
+    bot_seconds: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    """Per bot, the seconds of each of its matches played in this run."""
 
 
 def _schedule_rows(schedule: Sequence[ScheduledMatch]) -> list[dict[str, Any]]:
@@ -211,6 +233,7 @@ async def _run_locked(
     progress = Progress(tournament_id, total, total - len(pending), notes=notes)
     reporter = _Reporter(progress, told[0], observers, config.name, told[1])
     reporter.report()
+    observers = dataclasses.replace(observers, on_match_started=reporter.started)
     specs = [match_spec(config, match) for match in pending]
     committer = Committer(
         store,
@@ -248,14 +271,43 @@ class _Reporter:
     observers: Observers
     name: str
     on_recorded: MatchRecorded | None = None
+    started_at: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def report(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.progress)
 
+    def started(self, match_id: str, names: Sequence[str], settings: Any) -> None:
+        """A match deals its first hand: it is running (then the observers' hook)."""
+        self.started_at[match_id] = time.monotonic()
+        self.progress.running[match_id] = list(names)
+        given = self.observers.on_match_started
+        if given is not None:
+            given(match_id, names, settings)
+        self.report()
+
+    def _timed(self, match: Any, outcome: MatchOutcome) -> RecordedMatch:
+        """``match``'s :class:`RecordedMatch`; its seconds counted for it and its bots."""
+        match_id = f"{self.name}/{match.key}"
+        start = self.started_at.pop(match_id, None)
+        names = self.progress.running.pop(match_id, None) or list(match.seats)
+        seconds = None if start is None else time.monotonic() - start
+        if seconds is not None and outcome.result is not None:
+            self.progress.match_seconds.append(seconds)
+            for name in dict.fromkeys(names):
+                self.progress.bot_seconds.setdefault(name, []).append(seconds)
+        return RecordedMatch(
+            self.progress.done,
+            tuple(names),
+            tuple(outcome.seats) if outcome.result is not None else (),
+            tuple(sorted(outcome.not_started)),
+            seconds,
+        )
+
     def recorded(self, match: Any, outcome: MatchOutcome) -> None:
         """A match's rows are in the store: count it (before its turn to be rated)."""
         self.progress.done += 1
+        self.progress.recorded = self._timed(match, outcome)
         if outcome.result is None:
             self.progress.not_started += 1
             self.progress.did_not_start.update(outcome.not_started)
