@@ -30,9 +30,9 @@ nursery and :meth:`LaunchedBot.aclose` yourself.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -46,6 +46,7 @@ from arena.dealer._launched import LaunchedConnection
 from arena.dealer._seat import SeatBrokenError, SeatConnection
 from arena.dealer._settings import STARTUP_TIMEOUT
 from arena.sandbox._endpoint import foreign_listener, process_tree, tree_cpu_seconds
+from arena.sandbox._leftovers import remove_tree
 from arena.sandbox._process import (
     Log,
     describe_exit,
@@ -64,6 +65,7 @@ PIN_POLL = 0.01
 """Seconds between looks for a starting bot's socket (an ``lstat``; start-up only)."""
 
 Transport = Literal["tcp", "unix"]
+_LOG = logging.getLogger(__name__)
 
 
 class LaunchedBot:
@@ -243,7 +245,10 @@ class LaunchedBot:
             raise RuntimeError(f"{self.name}: already started")
         self._nursery = nursery
         self.sandbox_layer = resolve_sandbox(self.sandbox)
-        await trio.to_thread.run_sync(sweep_leftovers)  # what killed arena processes left
+        try:  # what killed arena processes left; one that cannot go blocks no start
+            await trio.to_thread.run_sync(sweep_leftovers)
+        except Exception as error:
+            _LOG.warning("sweeping leftovers failed: %r", error)
         try:
             argv, env, cwd = await trio.to_thread.run_sync(self._prepare)  # copies folders
             assert self.address is not None  # set by _prepare
@@ -481,5 +486,5 @@ class LaunchedBot:
 
     def _remove_socket_dir(self) -> None:
         if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            remove_tree(self._socket_dir)  # any depth, never through a planted link
             self._socket_dir = None

@@ -20,8 +20,11 @@ and set-id bits are dropped, so the copy shows the bot nothing the original did 
 Modes and (as root) owners are kept, so the seat's uid reads what it could read before.
 Only a file's data ranges are copied (a hole stays a hole: a sparse file costs its data,
 not its size), and the cap counts allocated bytes before and copied bytes during the copy.
-Each folder of the copy is made and opened in its parent's descriptor, so a folder of any
-depth copies; a copy that fails is a :class:`BotStartError` (audit 19b).
+Each folder of the copy is made and opened in its parent's descriptor, and the walk keeps
+no full paths; a folder nested past :data:`COPY_LIMIT_DEPTH` levels (or
+:data:`COPY_LIMIT_PATH` bytes of path) is refused before anything is copied (audit 19c:
+the memory and descriptors of the walk stay bounded). A copy that fails is a
+:class:`BotStartError` (audit 19b).
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ from arena.sandbox._leftovers import COPY_PREFIX, owner_tag, remove_tree, unmoun
 COPY_LIMIT_MB = 1024
 """The largest copy (regular files' bytes, all folders of one instance together)."""
 COPY_LIMIT_FILES = 100_000
+COPY_LIMIT_DEPTH = 256
+"""The deepest folder nesting copied (levels below a bot folder), and the longest path
+below it (bytes): past either the copy is refused, before anything is copied."""
+COPY_LIMIT_PATH = 4096
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT = 1, 2, 4, 32
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO never blocks
@@ -83,38 +90,60 @@ def _inside(path: str, folders: Sequence[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-_Level = tuple[str, int, "int | None", Iterator[str]]
+def _masked(top: str | None, name: str, skip: Sequence[str]) -> bool:
+    """Whether ``name`` in folder ``top`` lies under ``skip`` (``top`` None: nothing of
+    ``skip`` lies under that folder, see :func:`_walk`)."""
+    return top is not None and _inside(os.path.join(top, name), skip)
+
+
+def _too_deep(name: str) -> CopyTooLargeError:
+    return CopyTooLargeError(
+        f"{name}: its folder nests deeper than {COPY_LIMIT_DEPTH} levels (or "
+        f"{COPY_LIMIT_PATH} bytes of path); a duplicate instance gets its own copy of it: "
+        "flatten it, or play it without duplicate"
+    )
+
+
+_Level = tuple[int, "int | None", Iterator[str], "str | None", int]
 
 
 def _walk(
+    bot: str,
     source: str,
+    skip: Sequence[str],
     state: int | None,
-    enter: Callable[[str, int, int | None], list[str]],
+    enter: Callable[[str | None, int, int | None], list[str]],
     descend: Callable[[str, int | None], int | None],
 ) -> None:
-    """Depth first from the folder ``source``, never following a link and never opening a
-    path longer than ``source`` (each folder by its name in its parent's descriptor, so
-    any depth works): ``enter(path, fd, state)`` handles a folder and names the subfolders
-    to walk; ``descend(name, state)`` gives a subfolder's state, a descriptor closed with
-    it (the copy's folder). Two descriptors a level, none left open."""
+    """Depth first from the folder ``source``, never following a link and never opening by
+    a path (each folder by its name in its parent's descriptor): ``enter(path, fd, state)``
+    handles a folder and names the subfolders to walk; ``descend(name, state)`` gives a
+    subfolder's state, a descriptor closed with it (the copy's folder). No full paths are
+    kept: a folder's ``path`` is None unless a path of ``skip`` lies under it. Past
+    :data:`COPY_LIMIT_DEPTH` levels or :data:`COPY_LIMIT_PATH` bytes below ``source``:
+    :class:`CopyTooLargeError` (so at most two descriptors a level, none left open)."""
     stack: list[_Level] = []
 
-    def push(path: str, fd: int, state: int | None) -> None:
+    def push(fd: int, state: int | None, path: str | None, length: int) -> None:
         try:
-            stack.append((path, fd, state, iter(enter(path, fd, state))))
+            stack.append((fd, state, iter(enter(path, fd, state)), path, length))
         except BaseException:
             _close(fd, state)
             raise
 
-    push(source, os.open(source, _DIR_FLAGS), state)
+    root = source if _inside(source, skip) or _holds(source, skip) else None
+    push(os.open(source, _DIR_FLAGS), state, root, 0)
     try:
         while stack:
-            path, fd, state, names = stack[-1]
+            fd, state, names, path, length = stack[-1]
             name = next(names, None)
             if name is None:
                 stack.pop()
                 _close(fd, state)
                 continue
+            child_length = length + len(os.fsencode(name)) + (1 if length else 0)
+            if len(stack) > COPY_LIMIT_DEPTH or child_length > COPY_LIMIT_PATH:
+                raise _too_deep(bot)
             try:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except OSError:
@@ -124,10 +153,22 @@ def _walk(
             except BaseException:
                 os.close(child)
                 raise
-            push(os.path.join(path, name), child, child_state)
+            push(child, child_state, _below(path, name, skip), child_length)
     finally:
-        for _, fd, state, _ in reversed(stack):
+        for fd, state, *_ in reversed(stack):
             _close(fd, state)
+
+
+def _below(top: str | None, name: str, skip: Sequence[str]) -> str | None:
+    """``name``'s path in ``top`` if a path of ``skip`` lies under it, else None."""
+    if top is None:
+        return None
+    path = os.path.join(top, name)
+    return path if _holds(path, skip) else None
+
+
+def _holds(path: str, skip: Sequence[str]) -> bool:
+    return any(f.startswith(path.rstrip("/") + "/") for f in skip)
 
 
 def _close(*fds: int | None) -> None:
@@ -144,22 +185,23 @@ def _entries(fd: int) -> list[tuple[str, os.stat_result]]:
     return found
 
 
-def _measure(folder: str, skip: Sequence[str], size: _Size) -> None:
-    """Add the folder's regular files (not under ``skip``) to ``size``, without following links."""
+def _measure(bot: str, folder: str, skip: Sequence[str], size: _Size) -> None:
+    """Add the folder's regular files (not under ``skip``) to ``size``, without following
+    links; :class:`CopyTooLargeError` if it nests too deep (:func:`_walk`)."""
 
-    def enter(top: str, fd: int, _: int | None) -> list[str]:
+    def enter(top: str | None, fd: int, _: int | None) -> list[str]:
         dirs = []
         for name, info in _entries(fd):
             size.files += 1
             if stat.S_ISDIR(info.st_mode):
-                if not _inside(os.path.join(top, name), skip):
+                if not _masked(top, name, skip):
                     dirs.append(name)
             elif stat.S_ISREG(info.st_mode):
                 size.bytes += min(info.st_size, info.st_blocks * 512)
                 size.apparent += info.st_size
         return dirs
 
-    _walk(folder, None, enter, lambda _name, _state: None)
+    _walk(bot, folder, skip, None, enter, lambda _name, _state: None)
 
 
 def _check(name: str, size: _Size) -> None:
@@ -229,29 +271,30 @@ def _copy_tree(source: str, target: str, copier: _Copier) -> None:
     copied folder is made and opened in its parent's descriptor, never by its path."""
     os.mkdir(target, 0o700)
 
-    def enter(top: str, top_fd: int, dst_fd: int | None) -> list[str]:
+    def enter(top: str | None, top_fd: int, dst_fd: int | None) -> list[str]:
         assert dst_fd is not None
         keep = []
         for name, info in _entries(top_fd):
+            masked = _masked(top, name, copier.skip)
             if stat.S_ISDIR(info.st_mode):
                 os.mkdir(name, 0o700, dir_fd=dst_fd)
-                if not _inside(os.path.join(top, name), copier.skip):
+                if not masked:
                     keep.append(name)
             else:
-                _copy_entry(top, top_fd, name, info, dst_fd, copier)
+                _copy_entry(masked, top_fd, name, info, dst_fd, copier)
         _keep_attributes(dst_fd, os.fstat(top_fd), copier.owner)
         return keep
 
     def descend(name: str, dst_fd: int | None) -> int:
         return os.open(name, _DIR_FLAGS, dir_fd=dst_fd)
 
-    _walk(source, os.open(target, _DIR_FLAGS), enter, descend)
+    _walk(copier.name, source, copier.skip, os.open(target, _DIR_FLAGS), enter, descend)
 
 
 def _copy_entry(
-    top: str, top_fd: int, name: str, info: os.stat_result, dst_fd: int, copier: _Copier
+    masked: bool, top_fd: int, name: str, info: os.stat_result, dst_fd: int, copier: _Copier
 ) -> None:
-    if _inside(os.path.join(top, name), copier.skip):
+    if masked:
         if stat.S_ISREG(info.st_mode):  # a masked file: an empty one to mount over
             os.close(os.open(name, _NEW_FLAGS, 0o600, dir_fd=dst_fd))
     elif stat.S_ISLNK(info.st_mode):
@@ -273,7 +316,8 @@ def _copy_single(source: str, target: str, copier: _Copier) -> str:
         try:
             with contextlib.suppress(OSError):
                 info = os.stat(name, dir_fd=src_dir, follow_symlinks=False)
-                _copy_entry(folder, src_dir, name, info, dst_dir, copier)
+                masked = _inside(source, copier.skip)
+                _copy_entry(masked, src_dir, name, info, dst_dir, copier)
         finally:
             os.close(dst_dir)
     finally:
@@ -334,7 +378,7 @@ class FolderCopy:
         size = self.size
         for source in sources:
             if os.path.isdir(source):
-                _measure(source, skip, size)
+                _measure(name, source, skip, size)
             elif os.path.isfile(source):
                 info = os.stat(source)
                 size.bytes += min(info.st_size, info.st_blocks * 512)

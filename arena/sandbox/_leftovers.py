@@ -18,9 +18,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import logging
 import os
 import re
-import shutil
 import stat
 import tempfile
 
@@ -30,6 +30,7 @@ COPY_PREFIX = "arena-copy-"
 """A duplicate instance's copy of its bot's folders (:mod:`arena.sandbox._botcopy`)."""
 _OWNER = re.compile(r"(\d+)-~(\d+)\.([0-9a-f]{8})-")
 _LEGACY = re.compile(r"(\d+)-(?!~)")  # cgroups named before owners had a start time
+_LOG = logging.getLogger(__name__)
 
 
 def _start_ticks(pid: int) -> int | None:
@@ -95,10 +96,14 @@ def unmount(path: str) -> bool:
     return libc.umount2(path.encode(), _MNT_DETACH | _UMOUNT_NOFOLLOW) == 0
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def remove_tree(path: str) -> None:
     """Remove ``path`` (a folder with all in it, or a file or link) without following a
     symlink anywhere in it: a bot owns its seat folder and may plant links out of it.
-    ``shutil.rmtree`` walks by file descriptors here (checked); never raises."""
+    Any depth, without recursion and with at most three descriptors (:func:`_empty`);
+    never raises. The supervisor keeps a standard-library copy (``_supervisor``)."""
     try:
         info = os.lstat(path)
     except OSError:
@@ -106,8 +111,56 @@ def remove_tree(path: str) -> None:
     if not stat.S_ISDIR(info.st_mode):
         with contextlib.suppress(OSError):
             os.unlink(path)  # a link itself, never what it points at
-    elif shutil.rmtree.avoids_symlink_attacks:
-        shutil.rmtree(path, ignore_errors=True)
+        return
+    try:
+        top = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return  # gone, or a link swapped in
+    try:
+        with contextlib.suppress(Exception):  # never raises: what cannot go stays
+            _empty(top)
+    finally:
+        os.close(top)
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
+
+
+def _empty(top: int) -> None:
+    """Empty the folder open as ``top``: each pass unlinks its files and links, moves each
+    subfolder's subfolders up into it (renamed by descriptors), and removes the emptied
+    subfolders. A chain of any depth then needs no recursion and three descriptors; it
+    stops when a pass changes nothing (what cannot be removed stays)."""
+    moved, progress = 0, True
+    while progress:
+        progress = False
+        with os.scandir(top) as found:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+        for name, is_dir in entries:
+            if not is_dir:
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=top)
+                    progress = True
+                continue
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=top)
+            except OSError:
+                continue  # gone, or a link swapped in (unlinked next pass)
+            try:
+                with os.scandir(fd) as found:
+                    inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+                for sub, sub_is_dir in inner:
+                    with contextlib.suppress(OSError):
+                        if sub_is_dir:
+                            moved += 1
+                            os.rename(sub, f".arena-rm-{moved}", src_dir_fd=fd, dst_dir_fd=top)
+                        else:
+                            os.unlink(sub, dir_fd=fd)
+                        progress = True
+            finally:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=top)
+                progress = True
 
 
 def sweep_folders(root: str | None = None) -> list[str]:
@@ -123,11 +176,15 @@ def sweep_folders(root: str | None = None) -> list[str]:
         for prefix in (SOCKET_PREFIX, SEAT_PREFIX, COPY_PREFIX):
             if not entry.name.startswith(prefix) or not owner_gone(entry.name[len(prefix) :]):
                 continue
-            with contextlib.suppress(OSError):
+            try:  # one bad leftover must not block every later start: logged, skipped
                 # root's: an L2 socket folder belongs to the seat's uid
                 if euid == 0 or entry.stat(follow_symlinks=False).st_uid == euid:
                     if euid == 0:
                         unmount(entry.path)  # a seat's tmpfs (as root), and all in it
                     remove_tree(entry.path)
                     removed.append(entry.path)
+            except OSError:
+                pass
+            except Exception as error:
+                _LOG.warning("cannot sweep %s: %r", entry.path, error)
     return removed

@@ -109,10 +109,12 @@ def _kill_tree():
         time.sleep(0.005)
 
 
-def _remove_tree(path):
-    """``path`` removed without following a symlink in it (fd-based ``rmtree``)."""
-    import shutil  # only an orphan needs it
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
+
+def _remove_tree(path):
+    """``path`` removed without following a symlink in it, at any depth without recursion:
+    the same logic as ``arena.sandbox._leftovers.remove_tree`` (this file imports no arena)."""
     try:
         info = os.lstat(path)
     except OSError:
@@ -120,8 +122,54 @@ def _remove_tree(path):
     if not stat.S_ISDIR(info.st_mode):
         with contextlib.suppress(OSError):
             os.unlink(path)
-    elif shutil.rmtree.avoids_symlink_attacks:
-        shutil.rmtree(path, ignore_errors=True)
+        return
+    try:
+        top = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(Exception):
+            _empty(top)
+    finally:
+        os.close(top)
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
+
+
+def _empty(top):
+    """Empty the folder open as ``top`` (``_leftovers._empty``: files unlinked, each
+    subfolder's subfolders moved up into it, the emptied subfolders removed, per pass)."""
+    moved, progress = 0, True
+    while progress:
+        progress = False
+        with os.scandir(top) as found:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+        for name, is_dir in entries:
+            if not is_dir:
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=top)
+                    progress = True
+                continue
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=top)
+            except OSError:
+                continue
+            try:
+                with os.scandir(fd) as found:
+                    inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+                for sub, sub_is_dir in inner:
+                    with contextlib.suppress(OSError):
+                        if sub_is_dir:
+                            moved += 1
+                            os.rename(sub, f".arena-rm-{moved}", src_dir_fd=fd, dst_dir_fd=top)
+                        else:
+                            os.unlink(sub, dir_fd=fd)
+                        progress = True
+            finally:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=top)
+                progress = True
 
 
 def _clean_up(leftovers):

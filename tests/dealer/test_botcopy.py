@@ -136,14 +136,16 @@ def test_i19_1_bubblewrap_binds_the_copy_in_place_of_the_folder(folder: Path) ->
 
 def test_a19b_a_folder_deeper_than_path_max_is_copied(tmp_path: Path) -> None:
     """Audit 19b: each folder of the copy is made in its parent's descriptor, so a folder
-    nested past PATH_MAX (20 levels of 250-character names) copies, its file intact."""
+    nested past PATH_MAX (16 levels of 255-character names: 4095 bytes below the bot folder,
+    within the copy's 4096-byte cap, but past PATH_MAX with the folder's own path) copies,
+    its file intact."""
     bot = tmp_path / "bot"
     bot.mkdir()
     fd = os.open(bot, os.O_RDONLY)
     try:
-        for _ in range(20):
-            os.mkdir("d" * 250, dir_fd=fd)
-            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+        for _ in range(16):
+            os.mkdir("d" * 255, dir_fd=fd)
+            inner = os.open("d" * 255, os.O_RDONLY, dir_fd=fd)
             os.close(fd)
             fd = inner
         with open(os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
@@ -153,14 +155,60 @@ def test_a19b_a_folder_deeper_than_path_max_is_copied(tmp_path: Path) -> None:
     copy = FolderCopy.create("bot", [str(bot)], [])
     try:
         fd = os.open(copy.copies[str(bot)], os.O_RDONLY)
-        for _ in range(20):
-            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+        for _ in range(16):
+            inner = os.open("d" * 255, os.O_RDONLY, dir_fd=fd)
             os.close(fd)
             fd = inner
         with open(os.open("deep.txt", os.O_RDONLY, dir_fd=fd)) as f:
             assert f.read() == "bottom"
     finally:
         os.close(fd)
+        copy.release()
+    assert not os.path.exists(copy.top)
+
+
+def _nest(top: Path, depth: int, name: str) -> None:
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+
+
+@pytest.mark.parametrize(("depth", "name"), [(257, "d"), (17, "d" * 250)])
+def test_a19c_a_folder_nested_too_deep_is_refused_before_any_copy(
+    tmp_path: Path, depth: int, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Audit 19c: past 256 levels, or 4096 bytes of path below the bot folder, the copy is
+    refused while measuring (nothing copied), with a clear message; nothing is left."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    _nest(bot, depth, name)
+    copied: list[str] = []
+    monkeypatch.setattr(_botcopy, "_copy_tree", lambda *args: copied.append("copied"))
+    with pytest.raises(CopyTooLargeError, match="its folder nests deeper than 256 levels"):
+        FolderCopy.create("deep", [str(bot)], [])
+    assert not copied
+    assert not [p for p in os.listdir(tempfile.gettempdir()) if _leftovers.owner_tag() in p]
+
+
+def test_a19c_a_folder_256_deep_copies_and_masks_below(tmp_path: Path) -> None:
+    """256 levels copy (the cap is past them), and a masked file deep inside is found
+    though the walk keeps no full paths (only where a masked path lies below)."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    _nest(bot, 256, "d")
+    deep = bot.joinpath(*["d"] * 256)
+    (deep / "secret").write_text("hidden")
+    (deep / "open").write_text("shown")
+    copy = FolderCopy.create("deep", [str(bot)], [str(deep / "secret")])
+    try:
+        inside = Path(copy.copies[str(bot)]).joinpath(*["d"] * 256)
+        assert (inside / "open").read_text() == "shown"
+        assert (inside / "secret").read_text() == ""  # an empty file to mount over
+    finally:
         copy.release()
     assert not os.path.exists(copy.top)
 

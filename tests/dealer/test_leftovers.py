@@ -125,6 +125,29 @@ def test_remove_tree_never_follows_a_link(tmp_path):
     remove_tree(str(tmp_path / "missing"))  # never raises
 
 
+def test_one_leftover_that_cannot_be_swept_blocks_no_other(tmp_path, monkeypatch, caplog):
+    """Audit 19c: whatever one gone owner's folder raises (a RecursionError once), the
+    sweep logs it and goes on to the rest: it runs before every start."""
+    from arena.sandbox import _leftovers
+
+    root = tmp_path / "tmp"
+    root.mkdir()
+    bad, good = root / f"arena-seat-{_dead()}-bad-abc", root / f"arena-sock-{_dead()}-abc"
+    bad.mkdir()
+    good.mkdir()
+    real = _leftovers.remove_tree
+
+    def remove(path: str) -> None:
+        if path == str(bad):
+            raise RecursionError("maximum recursion depth exceeded")
+        real(path)
+
+    monkeypatch.setattr(_leftovers, "remove_tree", remove)
+    assert sweep_folders(str(root)) == [str(good)]
+    assert not good.exists() and bad.exists()
+    assert "cannot sweep" in caplog.text and "RecursionError" in caplog.text
+
+
 def test_seat_folders_are_named_after_their_owner():
     box = SeatBox("a/b c", "L0", BotLimits(), [])
     try:

@@ -10,6 +10,9 @@ as not started, it re-raises, and the tournament ends (rc 1, a traceback) before
 two honest bots have played. FAILED on 4d5fccd (rc 1, 0 matches recorded); now each
 folder of the copy is made and opened in its parent's descriptor (any depth copies) and
 any OSError of the copy is a BotStartError (the bot not started, with the reason).
+Since audit 19c the copy is refused past 4096 bytes of path below the bot folder, so this
+uses 16 levels of 255-character names (4095 bytes below it, past PATH_MAX with the
+folder's own path), which copy.
 """
 
 from __future__ import annotations
@@ -26,12 +29,12 @@ BOTS = Path(__file__).parent / "bots"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _deep(folder: Path, levels: int = 20) -> None:
+def _deep(folder: Path, levels: int = 16) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         for _ in range(levels):
-            os.mkdir("d" * 250, dir_fd=fd)
-            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.mkdir("d" * 255, dir_fd=fd)
+            inner = os.open("d" * 255, os.O_RDONLY, dir_fd=fd)
             os.close(fd)
             fd = inner
     finally:

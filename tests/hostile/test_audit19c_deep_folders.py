@@ -1,17 +1,16 @@
 """Audit 19c: folders nested deeper than Python's recursion or than is cheap to name.
 
-1. A duplicate instance's folder copy (``_botcopy._walk``) keeps every level's full path
-   (``os.path.join`` per level) and two descriptors per level: a bot folder of DEPTH
-   nested folders with 255-character names (16 KB each on disk) makes the arena hold
-   about 255 * DEPTH**2 / 2 bytes of path text, twice (measure, then copy), in O(DEPTH**2)
-   time. Depth 3000 (12 MB on disk): about 1.1 GB and several seconds; depth 9000 would
-   be about 10 GB. Depth over RLIMIT_NOFILE / 2 runs the whole dealer process out of
-   descriptors for a moment.
-2. ``_leftovers.remove_tree`` ("never raises") is ``shutil.rmtree``, which in Python 3.11
-   recurses once per level: a folder 2000 deep raises RecursionError (not OSError), so
-   ``ignore_errors`` does not help. A bot at L0 nests 2000 folders in its seat folder:
-   the folder is left behind, and the next arena's sweep (``sweep_folders``, run before
-   every first launched bot, suppressing only OSError) raises.
+1. A duplicate instance's folder copy (``_botcopy._walk``) kept every level's full path
+   and two descriptors per level: a bot folder of 3000 nested 255-character names made
+   the arena's peak RSS 1182 MB (O(DEPTH**2)). Now the walk keeps no full paths and the
+   copy is refused while measuring past 256 levels or 4096 bytes of path below the bot
+   folder, with a clear message (and a few MB).
+2. ``remove_tree`` ("never raises") was ``shutil.rmtree``, which in Python 3.11 recurses
+   once per level: 2000 levels raised RecursionError, so an L0 bot nesting its seat
+   folder crashed ``arena match``, left the folder, and the next sweep (before every
+   start) raised. Now the removal (``_leftovers.remove_tree``, the supervisor's own
+   copy, and the socket folder's) moves subfolders up instead of recursing: any depth,
+   a few descriptors, never through a link; and the sweep skips what it cannot remove.
 
 Every folder made here is removed by descriptors (no recursion), at the end.
 """
@@ -29,7 +28,7 @@ import pytest
 
 import arena
 
-BOTS = Path(__file__).parents[1] / "bots"
+BOTS = Path(__file__).parent / "bots"
 ROOT = Path(arena.__file__).resolve().parents[1]
 
 
@@ -69,7 +68,7 @@ def _remove_deep(top: str) -> None:
     shutil.rmtree(top, ignore_errors=True)
 
 
-def test_a19c_deep_bot_folder_copy_costs_the_arena_quadratic_memory(tools, tmp_path):
+def test_a19c_a_deep_bot_folder_is_refused_cheaply_before_any_copy(tools, tmp_path):
     tools.need_layer("L2")
     folder = tempfile.mkdtemp(prefix="a19c-deep-")
     os.chmod(folder, 0o755)
@@ -90,25 +89,52 @@ def test_a19c_deep_bot_folder_copy_costs_the_arena_quadratic_memory(tools, tmp_p
         peak_mb = usage.ru_maxrss / 1024
         print(f"depth {depth} x 255-char names: arena peak RSS {peak_mb:.0f} MB, "
               f"{usage.ru_utime + usage.ru_stime:.1f} s CPU, status {status}")  # fmt: skip
-        assert os.waitstatus_to_exitcode(status) == 0, err[-2000:]
+        assert "its folder nests deeper than 256 levels" in err, err[-2000:]
+        assert "Traceback" not in err, err[-2000:]
         assert peak_mb < 400, f"a {depth}-deep bot folder cost the arena {peak_mb:.0f} MB"
     finally:
         _remove_deep(folder)
 
 
-def test_a19c_remove_tree_raises_on_a_deep_folder():
+_REMOVE = """
+import os, resource, sys
+sys.setrecursionlimit(200)
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))  # a few descriptors, not a level's
+if sys.argv[1] == "leftovers":
     from arena.sandbox._leftovers import remove_tree
+else:
+    from arena.sandbox._supervisor import _remove_tree as remove_tree
+remove_tree(sys.argv[2])
+"""
 
+
+@pytest.mark.parametrize("which", ["leftovers", "supervisor"])
+def test_a19c_both_removals_take_a_5000_deep_chain_and_follow_no_link(which, tmp_path):
+    victim = tmp_path / "host"
+    victim.mkdir()
+    (victim / "keep").write_text("x")
     top = tempfile.mkdtemp(prefix="a19c-rm-")
     try:
-        _nest(top, 2000, "d")
-        remove_tree(top)  # "never raises"
-        assert not os.path.exists(top), "remove_tree left a 2000-deep folder"
+        _nest(top, 5000, "d")
+        os.symlink(victim, os.path.join(top, "root"))  # a bot's link to a host folder
+        os.symlink("/", os.path.join(top, "d", "slash"))
+        os.mkdir(os.path.join(top, "wide"))
+        for n in range(50):
+            Path(top, "wide", f"f{n}").write_text("n")
+        run = subprocess.run(
+            [sys.executable, "-c", _REMOVE, which, top],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert not os.path.lexists(top), f"{which}: a 5000-deep folder was left"
+        assert (victim / "keep").read_text() == "x"
+        assert os.path.isdir("/tmp") and os.path.isdir("/usr")
     finally:
         _remove_deep(top)
 
 
-def test_a19c_l0_bot_nesting_its_seat_folder_leaves_it_and_breaks_the_sweep(tools, tmp_path):
+def test_a19c_l0_bot_nesting_its_seat_folder_leaves_nothing_and_the_sweep_runs(tools, tmp_path):
     tools.need_layer("L0")
     before = {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("arena-seat-")}
     bot = f"deep={sys.executable} {BOTS}/a19c_deephome.py a19cl0 2000"
@@ -124,8 +150,10 @@ def test_a19c_l0_bot_nesting_its_seat_folder_leaves_it_and_breaks_the_sweep(tool
             [sys.executable, "-c", "from arena.sandbox._leftovers import sweep_folders; sweep_folders()"],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
-        print(f"match rc {run.returncode}; seat folders left: {sorted(left)}; "
-              f"next sweep rc {sweep.returncode}: {sweep.stderr.strip().splitlines()[-1:]}")
+        print(
+            f"match rc {run.returncode}; seat folders left: {sorted(left)}; "
+            f"next sweep rc {sweep.returncode}: {sweep.stderr.strip().splitlines()[-1:]}"
+        )
         assert not left, f"the L0 seat folder was left behind: {sorted(left)}"
         assert sweep.returncode == 0, sweep.stderr[-1000:]
     finally:
