@@ -57,11 +57,16 @@ def _mac(key: str, label: str) -> bytes:
     return hmac.new(bytes.fromhex(key), label.encode(), hashlib.sha256).digest()
 
 
-def deck_for(seed: int, deck_index: int, joker: bool, key: str) -> Deck:
+def deck_for(
+    seed: int, deck_index: int, joker: bool, key: str, *, seat_stacks: bool = False
+) -> Deck:
     """Deck ``deck_index`` of the match seeded ``seed`` under ``key``: every rotation
-    of a duplicate match deals the same one."""
+    of a duplicate match deals the same one, with ``seat_stacks`` (duplicate dealing):
+    each place at the table draws from a stack of its own (``arena.engine.Deck``), so
+    the same place draws the same cards at every rotation, and no instance of a bot ever
+    draws a card its partner drew at another place (the draw names no deck)."""
     rng = random.Random(int.from_bytes(_mac(key, f"arena-deck/2:{seed}:{deck_index}"), "big"))
-    return Deck.shuffled(rng, joker=joker)
+    return Deck.shuffled(rng, joker=joker, seat_stacks=seat_stacks)
 
 
 def seat_seed(deck_seed: int, key: str, table_id: str, seat: int) -> int:

@@ -399,7 +399,10 @@ class _MatchRunner(DecisionWaits):
         self._prepare_table()
         index = hand_number - 1 if self.deck_order is None else self.deck_order[hand_number - 1]
         assert s.deal_key is not None  # with_seed drew one
-        deck = deck_for(self.result.seed, index, s.config.uses_joker, s.deal_key)
+        stacks = self.deck_order is not None  # a duplicate rotation: each place its own draws
+        deck = deck_for(
+            self.result.seed, index, s.config.uses_joker, s.deal_key, seat_stacks=stacks
+        )
         carried = self.table.carried_pot
         try:  # not can_start() first: it plans the deal as start_hand does, twice the work
             hand = self.table.start_hand(deck)

@@ -81,7 +81,13 @@ class Draw:
             for card in discarded:  # held and distinct (verified); fewer steps than a comprehension
                 kept.remove(card)
             deck = self.deck
-            drawn = deck.deal(count) if len(deck) > count else self._deal_replacements(seat, count)
+            drawn = deck.deal_own(seat, count)  # a seat_stacks deck: its own stack first
+            rest = count - len(drawn)
+            if rest:
+                if len(deck) <= rest:
+                    deck.merge_stacks()  # R17's stub is every undealt card
+                more = deck.deal(rest) if len(deck) > rest else self._deal_replacements(seat, rest)
+                drawn = drawn + more if drawn else more
             kept += drawn
             self.holes[seat] = kept
             if seat == self.keeper:

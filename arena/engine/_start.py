@@ -96,6 +96,7 @@ def deal(deck: Deck, clockwise: Sequence[int], events: list[Event]) -> list[list
     for k, seat in enumerate(clockwise):
         hole = holes[seat] = cards[k::n]
         events.append(HoleCardsDealt(seat, tuple(hole)))
+    deck.split_stacks(clockwise)  # a seat_stacks deck only (duplicate dealing)
     return holes
 
 

@@ -26,7 +26,7 @@ import pytest
 
 import arena
 
-sys.path.insert(0, str(Path(__file__).parent / "open"))
+sys.path.insert(0, str(Path(__file__).parent))
 from a19_score import score
 
 BOTS = Path(__file__).parent / "bots"

@@ -198,7 +198,7 @@ class TestKernel:
     async def test_i19_machine_wide_kernel_resources_are_out_of_reach(
         self, tools, tmp_path, token, namespaced_layer
     ):
-        """Item 5: AIO, io_uring, vsock, exotic netlink, user namespaces, ptys, page-cache
+        """Item 5: AIO, io_uring, vsock, IPv4/IPv6 datagrams, exotic netlink, user namespaces, ptys, page-cache
         probes and the machine-wide counters in /proc are denied at L1 and L2, while
         threads and fork still work."""
         bot = _bot(tools, tmp_path, "kernel.py", token, sandbox=namespaced_layer)
@@ -213,6 +213,12 @@ class TestKernel:
             "io_uring_setup": "denied EPERM",
             "vsock": "denied EAFNOSUPPORT",
             "netlink_generic": "denied EAFNOSUPPORT",
+            "udp": "denied EPERM",  # buffers no v1 cap charges, a machine-wide count
+            "udp6": "denied EPERM",
+            "udp_nonblock": "denied EPERM",
+            "raw": "denied EPERM",
+            "tcp": "WORKS AF_INET SOCK_STREAM",  # a bot may still serve on loopback TCP
+            "tcp6": "WORKS AF_INET6 SOCK_STREAM",
             "unshare_user": "denied EPERM",
             "clone_newuser": "denied EPERM",
             "clone3": "denied ENOSYS",

@@ -37,7 +37,11 @@ held = []
 def fill():
     before = udp_pages()
     global held
-    held, w = [], socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        held, w = [], socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    except OSError as error:
+        report(f"udp refused: {error.errno} {error.strerror}")
+        return
     w.setblocking(False)
     w.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
     end = time.monotonic() + 20

@@ -1,6 +1,7 @@
 """Tries every machine-wide kernel resource two sandboxes could share (issue 19 item 5):
-AIO contexts, io_uring, vsock, user namespaces, ptys, the page cache's residency, and
-the counters in /proc any process can move and read; reports what worked, then serves.
+AIO contexts, io_uring, vsock, IPv4/IPv6 datagram and raw sockets, user namespaces,
+ptys, the page cache's residency, and the counters in /proc any process can move and
+read; reports what worked, then serves.
 
 Each line is ``VERDICT <name> denied <ERRNO>`` or ``VERDICT <name> WORKS <what>``.
 """
@@ -52,6 +53,14 @@ def vsock():
     with socket.socket(40, socket.SOCK_STREAM) as sock:  # AF_VSOCK
         sock.bind((0xFFFFFFFF, 4242))  # VMADDR_CID_ANY: one port space for the machine
         return "bound"
+
+
+def inet(family, kind):
+    def make():
+        with socket.socket(family, kind) as sock:
+            return f"{sock.family.name} {sock.type.name}"
+
+    return make
 
 
 def netlink_generic():
@@ -154,6 +163,12 @@ tried("io_setup", io_setup)
 tried("io_uring_setup", io_uring)
 tried("vsock", vsock)
 tried("netlink_generic", netlink_generic)
+tried("udp", inet(socket.AF_INET, socket.SOCK_DGRAM))
+tried("udp6", inet(socket.AF_INET6, socket.SOCK_DGRAM))
+tried("udp_nonblock", inet(socket.AF_INET, socket.SOCK_DGRAM | socket.SOCK_NONBLOCK))
+tried("raw", inet(socket.AF_INET, socket.SOCK_RAW))
+tried("tcp", inet(socket.AF_INET, socket.SOCK_STREAM))
+tried("tcp6", inet(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_CLOEXEC))
 tried("unshare_user", unshare_user)
 tried("clone_newuser", clone_user)
 tried("clone3", clone3)

@@ -7,6 +7,10 @@ runtime is bound from the host: one page cache for all. The bot is the same
 
 The test makes the file cold first (as root on the host: what a rarely read file is
 anyway on a competition server), then scores the guesses like the folder variant.
+FAILED on e9bb93a (L2: knew the opponent's dealt hand in 90 of 200 hands): the channel
+works, and the bot recognised its partner's finished deck from the draw. Each rotation
+now draws its own stub (``arena.dealer._deal.private_draws``): the channel still carries
+the partner's notes, but nothing names which of them is the deck it holds (0 of 200).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import arena
 sys.path.insert(0, str(Path(__file__).parent))
 from a19_score import score
 
-BOTS = Path(__file__).parents[1] / "bots"
+BOTS = Path(__file__).parent / "bots"
 ROOT = Path(arena.__file__).resolve().parents[1]
 NEED = 64 << 20
 
