@@ -138,8 +138,10 @@ SECCOMP_RULES = {
     # socket() and socketpair(): unix, IPv4 and IPv6, and netlink's NETLINK_ROUTE (libc's
     # getaddrinfo) only; EAFNOSUPPORT for the rest: AF_VSOCK's ports are one space for the
     # whole machine whatever the network namespace, and other families are kernel surface
-    # no bot needs
-    "socket": {"calls": [41, 53], "families": [1, 2, 10], "netlink": [16, [0]]},
+    # no bot needs. IPv4 and IPv6 streams only: a datagram socket's buffers are memory no
+    # cgroup v1 cap charges, counted in one machine-wide figure (/proc/net/sockstat) that
+    # every network namespace reads (audit 19, socket memory); EPERM for them
+    "socket": {"calls": [41, 53], "stream": [2, 10], "families": [1], "netlink": [16, [0]]},
 }
 """The argument-checking part of the filter (issue 19 item 5), compiled by the supervisor."""
 PROC_COUNTERS = (

@@ -200,6 +200,9 @@ class SeatCgroup:
             (self._dirs["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
             with contextlib.suppress(OSError):  # no swap accounting: the limit above holds RAM
                 (self._dirs["memory"] / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+            with contextlib.suppress(OSError):  # v1 charges TCP buffers only once this is set
+                tcp = self._dirs["memory"] / "memory.kmem.tcp.limit_in_bytes"
+                tcp.write_text(str(memory_bytes))
         (self._dirs["pids"] / "pids.max").write_text(str(max_processes))
         if _FAIR in self._dirs:  # the default already; written so a seat never differs
             weight = "cpu.shares" if self.version == "v1" else "cpu.weight"

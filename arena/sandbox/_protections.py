@@ -32,6 +32,11 @@ with open("/proc/self/status") as status:
     found["seccomp"] = next((l.split()[1] for l in status if l.startswith("Seccomp:")), "?")
 context = ctypes.c_ulong(0)
 found["io_setup"] = 0 if libc.syscall(206, 1, ctypes.byref(context)) == 0 else ctypes.get_errno()
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
+    found["udp"] = 0
+except OSError as error:
+    found["udp"] = error.errno
 found["proc_sys"] = len(os.listdir("/proc/sys"))
 disk = os.statvfs("/tmp")
 found["tmp"] = [disk.f_blocks * disk.f_frsize, disk.f_files]
@@ -110,12 +115,13 @@ def _seccomp(found: dict[str, Any]) -> LayerCheck:
         return LayerCheck(
             "seccomp", False, f"not loaded: its numbers are x86_64's, this is {platform.machine()}"
         )
-    works = found["seccomp"] == "2" and found["io_setup"] == 1  # EPERM
+    works = found["seccomp"] == "2" and found["io_setup"] == 1 and found["udp"] == 1  # EPERM
     detail = (
         f"loaded: {len(DENIED_SYSCALLS)} system calls denied (AIO, io_uring, keyrings, locks, "
-        "watches, page-cache probes), no new namespaces, no vsock"
+        "watches, page-cache probes), no new namespaces, no vsock, no UDP or raw sockets"
         if works
-        else f"NOT working: seccomp mode {found['seccomp']}, io_setup errno {found['io_setup']}"
+        else f"NOT working: seccomp mode {found['seccomp']}, io_setup errno "
+        f"{found['io_setup']}, UDP socket errno {found['udp']}"
     )
     return LayerCheck("seccomp", works, detail)
 

@@ -282,7 +282,8 @@ def seccomp_program(syscalls, fcntl_commands, rules=None):
     ``fcntl`` with one of ``fcntl_commands``, for the x32 ABI and any other architecture
     (no way around the list); with ``rules`` (``_bwrap.SECCOMP_RULES``) also ENOSYS for
     its ``enosys`` calls, EPERM for a call whose argument has a bit of its ``flags`` mask,
-    EAFNOSUPPORT for a ``socket`` family not allowed; everything else allowed."""
+    EAFNOSUPPORT for a ``socket`` family not allowed, EPERM for a datagram or raw socket
+    of a ``stream`` family; everything else allowed."""
     rules = rules or {}
     flags = rules.get("flags", {})
     sockets = rules.get("socket")
@@ -302,10 +303,13 @@ def seccomp_program(syscalls, fcntl_commands, rules=None):
     if sockets:
         netlink, protocols = sockets["netlink"]
         code += [("label", "socket"), ("ld", _arg(0))]  # the family (an int: 32 bits)
+        code += [("jeq", family, "stream only", None) for family in sockets.get("stream", [])]
         code += [("jeq", family, "allow", None) for family in sockets["families"]]
         code += [("jeq", netlink, None, "eafnosupport"), ("ld", _arg(2))]  # the protocol
         code += [("jeq", protocol, "allow", None) for protocol in protocols]
         code += [("ret", _ERRNO | _EAFNOSUPPORT)]
+        # the type's SOCK_DGRAM bit (2, also in SOCK_RAW's 3): EPERM, flags bits aside
+        code += [("label", "stream only"), ("ld", _arg(1)), ("jset", 2, "eperm", "allow")]
     code += [("label", "allow"), ("ret", _ALLOW), ("label", "eperm"), ("ret", _ERRNO | _EPERM)]
     code += [("label", "enosys"), ("ret", _ERRNO | _ENOSYS)]
     code += [("label", "eafnosupport"), ("ret", _ERRNO | _EAFNOSUPPORT)]
