@@ -6,7 +6,9 @@ launched bot (``scripts/_sleeper_bot.py``): once sleeping ``--sleep`` seconds be
 decision (no CPU: the CPU clock's backstop and the wall budget are what stop it), once the
 same bot without the sleep. Both leagues are played in the same run, alternating
 ``--repeats`` times; printed: each league's median time, the ratio slow over fast, and
-the slow bot's faults by reason. The target is a ratio of at most 1.5 with the defaults.
+the slow bot's faults by reason. The target is a ratio of at most 1.5 with the defaults: the sleeper spends its wall
+budget at its first decision, is sat out of that match and benched (``bench_after = 1``),
+and its other matches are recorded as not started.
 
     .venv/bin/python scripts/bench_slow_bot.py
     .venv/bin/python scripts/bench_slow_bot.py --sleep 3 --hands 200 --repeats 1
@@ -65,6 +67,7 @@ def play(sleep: float, hands: int, extra: str) -> tuple[float, Counter[str]]:
         config = load_tournament(league_file(Path(tmp), sleep, hands, extra))
 
         faults: Counter[str] = Counter()
+        benched: list[int] = []
 
         def finished(match_id: str, result) -> None:  # type: ignore[no-untyped-def]
             seat = result.names.index("sleeper") if "sleeper" in result.names else -1
@@ -73,11 +76,12 @@ def play(sleep: float, hands: int, extra: str) -> tuple[float, Counter[str]]:
         async def main() -> None:
             with Store.open(config.database) as store:
                 progress = await run_tournament(config, store, on_match_finished=finished)
-                assert progress.done == progress.total, "a match was not played"
-                assert not progress.not_started, progress.notes
+                assert progress.done == progress.total, "a match was not recorded"
+                benched.append(progress.not_started)  # matches left of a benched bot
 
         start = time.perf_counter()
         trio.run(main)
+        faults["matches benched (recorded as not started)"] = benched[0]
         return time.perf_counter() - start, faults
 
 

@@ -37,8 +37,11 @@ from arena.engine import Hand
 class _Rotation:
     """One table of a duplicate match, its observer calls held until the block is done."""
 
-    def __init__(self, index: int, runner_of: Callable[[_Rotation], _MatchRunner]) -> None:
+    def __init__(
+        self, index: int, runner_of: Callable[[_Rotation], _MatchRunner], wall_spent: set[int]
+    ) -> None:
         self.index = index
+        self.wall_spent = wall_spent  # one set for every table (see _MatchRunner)
         self.hands: list[tuple[int, Hand, Sequence[int], Sequence[str]]] = []
         self.faults: list[FaultRecord] = []
         self.runner = runner_of(self)
@@ -139,7 +142,8 @@ async def run_duplicate_match(
         results = [r.runner.result for r in rotations]
         return merge_results(results, isolated=isolated, orders=orders, scheduled=scheduled)
 
-    rotations = [_Rotation(k, runner_of) for k in range(n)]
+    wall_spent: set[int] = set()
+    rotations = [_Rotation(k, runner_of, wall_spent) for k in range(n)]
     complete = _CompleteDecks(orders, scheduled)  # what stop_when sees
     try:
         async with trio.open_nursery() as nursery:
@@ -213,7 +217,13 @@ def _table_runner(
         settings, hands=scheduled[k], table_id=f"{settings.table_id}.{k + 1}"
     )
     return _MatchRunner(
-        tables[k], table, rotation.on_hand, rotation.on_fault, first_button=k, deck_order=orders[k]
+        tables[k],
+        table,
+        rotation.on_hand,
+        rotation.on_fault,
+        first_button=k,
+        deck_order=orders[k],
+        wall_spent=rotation.wall_spent,
     )
 
 

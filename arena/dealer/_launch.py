@@ -139,6 +139,7 @@ class LaunchedBot:
         self.transport = transport
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
+        self._no_grace = False
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.log_limit_bytes = log_limit_bytes
         self.memory_limit_mb = memory_limit_mb
@@ -455,7 +456,7 @@ class LaunchedBot:
                 await self._grpc.aclose()
             process = self.process
             if process is not None:
-                if self._signal(signal.SIGTERM):
+                if not self._no_grace and self._signal(signal.SIGTERM):
                     # the supervisor has the same grace, then kills and reaps: give it time
                     with trio.move_on_after(self.stop_timeout + (1.0 if self._box else 0.0)):
                         await process.wait()
@@ -473,6 +474,12 @@ class LaunchedBot:
             if self._box is not None:  # L2: whatever is left in the cgroup is killed here
                 await trio.to_thread.run_sync(self._release_sandbox)
             self._release_sandbox()
+
+    def stop_without_grace(self) -> None:
+        """The dealer sat the bot out for time: it is busy in a decision nobody waits for,
+        so its stop skips the SIGTERM grace (SIGKILL at once: its match is over, and a
+        league should not wait ``stop_timeout`` for its sleep to end)."""
+        self._no_grace = True
 
     def _signal(self, signum: int) -> bool:
         """Signal the bot's process group (:func:`signal_group`); False if nobody is left."""

@@ -11,6 +11,7 @@ chips add up after every hand (R26).
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Sequence
 
 import trio
@@ -23,6 +24,7 @@ from arena.dealer._deal import deck_for
 from arena.dealer._decide import DecisionWaits
 from arena.dealer._handshake import hello_record, match_start_for, open_stream
 from arena.dealer._seat import BotDriver, SeatBrokenError
+from arena.dealer._seat_limits import SeatLimits
 from arena.dealer._seat_record import HandObserver
 from arena.dealer._seat_record import SeatRecord as _Seat
 from arena.dealer._settings import (
@@ -46,7 +48,7 @@ _WAITED = 0.001
 """Seconds a send took past which it waited (for gRPC to take the bot's earlier messages)."""
 
 
-class _MatchRunner(DecisionWaits):
+class _MatchRunner(DecisionWaits, SeatLimits):
     """One table: ``settings.hands`` hands, deck ``i - 1`` for hand ``i`` (or
     ``deck_order[i - 1]``: a duplicate rotation's secret order), the first button on
     ``first_button``. A duplicate match runs one per rotation
@@ -62,11 +64,15 @@ class _MatchRunner(DecisionWaits):
         *,
         first_button: int = 0,
         deck_order: Sequence[int] | None = None,
+        wall_spent: set[int] | None = None,
     ) -> None:
         if not 2 <= len(drivers) <= 7:
             raise ValueError(f"a table seats 2 to 7 bots (R1), got {len(drivers)}")
         self.settings = settings = with_seed(settings)
         self.deck_order = deck_order
+        self.wall_spent = wall_spent
+        """A duplicate match's seats whose wall budget ran out at some rotation (shared by
+        its tables): sat out of every rotation from its next hand (issue 21 item 1)."""
         self.seats = [_Seat(i, driver) for i, driver in enumerate(drivers)]
         seed = settings.seed
         assert seed is not None
@@ -216,26 +222,6 @@ class _MatchRunner(DecisionWaits):
                 self._count_fault(seat, hand_number)
         self._sit_out(seat)
 
-    def _count_fault(self, seat: _Seat, hand_number: int) -> None:
-        """One more fault against ``seat``; past the fault limit it is out for the match (R25)."""
-        s = self.settings
-        seat.faults += 1
-        if seat.wall_spent and not seat.past_limit:  # issue 21 item 1
-            seat.past_limit = True
-            spent = f"wall budget spent ({s.wall_budget:.1f} s per match)"
-            self._fault(seat, hand_number, pb.FAULT_REASON_SAT_OUT, spent, str(s.on_fault_limit))
-            self._sit_out(seat)
-        if s.fault_limit and seat.faults >= s.fault_limit and not seat.past_limit:
-            seat.past_limit = True  # out for the rest of the match, even if it reconnects
-            self._fault(
-                seat,
-                hand_number,
-                pb.FAULT_REASON_SAT_OUT,
-                f"{seat.faults} faults",
-                str(s.on_fault_limit),
-            )
-            self._sit_out(seat)
-
     def _count_stale(self, seat: _Seat) -> None:
         """One more answer to an earlier decision dropped (not a fault; in ``stale_actions``)."""
         self.result.stale_actions[seat.index] += 1
@@ -298,8 +284,10 @@ class _MatchRunner(DecisionWaits):
         Whatever the bot sends, one engine action is applied: its own if well formed
         and legal, else the R23/R24 default with a recorded fault and a Fault message.
         """
-        if seat.connection is None:
-            # broken earlier in this hand: the fault is on record already; play the default
+        if seat.connection is None or seat.past_limit:
+            # broken earlier in this hand, or sat out in it (R25: it plays the deal out on
+            # defaults, not asked again: a spent wall budget costs no more waits); the
+            # fault is on record already
             hand.apply(hand.default_action())
             return
         self._decisions += 1
@@ -396,6 +384,8 @@ class _MatchRunner(DecisionWaits):
     async def _play_hand(self, hand_number: int) -> bool:
         s = self.settings
         n = len(self.seats)
+        if self.wall_spent:  # a duplicate match's seat out of time at another rotation
+            self._spent_elsewhere(hand_number)
         self._prepare_table()
         index = hand_number - 1 if self.deck_order is None else self.deck_order[hand_number - 1]
         assert s.deal_key is not None  # with_seed drew one
@@ -488,5 +478,8 @@ class _MatchRunner(DecisionWaits):
             if seat.connection is not None:
                 with trio.move_on_after(1.0), contextlib.suppress(SeatBrokenError):
                     await seat.connection.send(message)
-                await seat.connection.aclose()
+                # a seat out of the match on its limits gets no grace to end its stream (a
+                # sleeper out of wall time would hold the match up by close_timeout)
+                with trio.move_on_after(0.05 if seat.past_limit else math.inf):
+                    await seat.connection.aclose()
                 seat.connection = None

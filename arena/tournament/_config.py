@@ -76,6 +76,10 @@ BotEntry = BotSpec
 """One ``[[bots]]`` entry: the same record as a bot on the command line."""
 
 
+BENCH_AFTER = 1
+"""Default ``timeouts.bench_after``: a bot sat out of one match for time is benched."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Timeouts:
     """``[timeouts]``, in seconds: the action clock, the time bank, the wall budget, bot
@@ -90,6 +94,13 @@ class Timeouts:
     hello: float = HELLO_TIMEOUT
     fault_limit: int = 0
     on_fault_limit: OnFaultLimit = OnFaultLimit.SIT_OUT
+    bench_after: int = BENCH_AFTER
+    """Matches a bot may be sat out of on its wall budget before the rest of its matches
+    are recorded as not started (0: never); see ``arena.tournament._benching``."""
+
+
+_STORED_IF_SET = {"wall_budget": WALL_BUDGET, "bench_after": BENCH_AFTER}
+"""Timeouts stored only when not their default, so tournaments stored before them resume."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -314,8 +325,7 @@ class TournamentConfig:
             "timeouts": {
                 k: _plain(v)
                 for k, v in dataclasses.asdict(self.timeouts).items()
-                # only when set, so tournaments stored before it resume unchanged
-                if k != "wall_budget" or v != WALL_BUDGET
+                if k not in _STORED_IF_SET or v != _STORED_IF_SET[k]
             },
             "ratings": dataclasses.asdict(self.ratings),
             "bots": [bot.to_dict() for bot in self.bots],

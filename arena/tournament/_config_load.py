@@ -438,6 +438,9 @@ class _Parser:
             on_fault_limit=self.choice(
                 table, p, "on_fault_limit", OnFaultLimit, Timeouts.on_fault_limit
             ),
+            bench_after=self.integer(
+                table, p, "bench_after", Timeouts.bench_after, minimum=0, maximum=1_000_000
+            ),
         )
 
     def ratings(self, table: Mapping[str, Any]) -> Ratings:

@@ -25,6 +25,7 @@ import trio
 
 from arena.dealer import BotDriver, BotStartError
 from arena.store._schema import StoreError
+from arena.tournament._benching import Bench, bench_note
 from arena.tournament._bots import REMOTE
 from arena.tournament._budget import LOOKAHEAD, BudgetStats
 from arena.tournament._config import TournamentConfig
@@ -154,6 +155,7 @@ async def _play_all(job: Job, pending: Sequence[Any], drivers: Instances, bots: 
         planner=bots,
     )
     bots.on_change = dispatcher.poke
+    bench = Bench(config.timeouts.bench_after)
 
     async def play(taken: Taken) -> None:
         missing = await bots.acquire(taken.match)
@@ -169,6 +171,8 @@ async def _play_all(job: Job, pending: Sequence[Any], drivers: Instances, bots: 
             on_hand=getattr(observers, "on_hand", None),
         )
         await job.deliver(spec, outcome)
+        for name, why in bench.record(taken.match, outcome.result).items():
+            await _bench(job, specs, name, why, bots)
 
     async def worker() -> None:
         while (taken := await dispatcher.take()) is not None:
@@ -224,3 +228,15 @@ async def _forfeit(
             absent = {n: bots.failed[n] for n in other.seats if n in bots.failed}
             await job.deliver(specs[other.key], MatchOutcome(None, not_started=absent))
     await job.deliver(specs[match.key], MatchOutcome(None, not_started=missing))
+
+
+async def _bench(job: Job, specs: dict[str, Any], name: str, why: str, bots: LiveBots) -> None:
+    """Deliver every match left of ``name`` as not started (see ``_benching``); one note.
+    Matches other tables play with it now finish as they are."""
+    bots.failed[name] = why
+    bots.noted.add(name)
+    withdrawn = bots.withdraw(name)
+    job.note(bench_note(name, why, len(withdrawn), job.config.source))
+    for other in withdrawn:
+        absent = {n: bots.failed[n] for n in other.seats if n in bots.failed}
+        await job.deliver(specs[other.key], MatchOutcome(None, not_started=absent))

@@ -68,3 +68,50 @@ def test_issue21_item1_the_backstop_is_tight() -> None:
     stopped bot costs 4 s at a 2 s clock, not 10 s."""
     assert backstop(2.0) == 4.0
     assert backstop(0.5) == 1.5
+
+
+class _HurriedSleeper(CpuBot):
+    """A CpuBot that records whether the dealer asked it to stop without grace."""
+
+    hurried = False
+
+    def stop_without_grace(self) -> None:
+        self.hurried = True
+
+
+def test_issue21_item1_a_seat_out_of_wall_time_is_not_asked_again_in_its_hand() -> None:
+    """R25: a seat sat out mid-hand plays the deal out on defaults. Once out of wall time
+    it is not asked again (each ask would cost the action clock again: a 3 s sleeper in a
+    league cost 5 TIMEOUTs a match), and a launched bot is told to stop without grace."""
+    sleeper = _HurriedSleeper(rate=0.0, answer_after=3.0)
+    result = _play(sleeper)
+    timeout, sat_out = (f for f in result.faults if f.seat == 0)
+    assert (timeout.reason, sat_out.reason) == ("TIMEOUT", "SAT_OUT")
+    assert sleeper.requests[-1].decision_id == timeout.decision_id  # nothing asked after
+    assert sleeper.hurried
+
+
+def test_issue21_item1_out_of_wall_time_at_one_rotation_is_out_at_every_rotation() -> None:
+    """Duplicate: the bot whose wall budget ran out at table 1 sits out of table 2 from its
+    next hand too (one budget story per match: its other instance would sleep as long)."""
+    from arena.dealer import run_duplicate_match
+
+    slow, quick = CpuBot(rate=0.0, answer_after=3.0), CpuBot(rate=0.0, answer_after=0.1)
+
+    async def main():
+        settings = MatchSettings(
+            config=GameConfig(), hands=20, seed=5, action_timeout=2.0, duplicate=True
+        )
+        tables = [
+            [slow, LocalBot(PolicyBot("calling", CallingStation()))],
+            [quick, LocalBot(PolicyBot("calling", CallingStation()))],
+        ]
+        return await run_duplicate_match(tables, settings)
+
+    result = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    mine = [f for f in result.faults if f.seat == 0]
+    details = [f.detail for f in mine if f.reason == "SAT_OUT"]
+    assert any(d.startswith("wall budget spent (") for d in details), details
+    assert any(d.startswith("wall budget spent at another rotation") for d in details), details
+    assert [f.reason for f in mine].count("TIMEOUT") == 1  # the quick instance never timed out
+    assert result.sat_out[0]
