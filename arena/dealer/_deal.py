@@ -90,67 +90,39 @@ def rotation_orders(
 ) -> list[list[int]]:
     """The deck each table of a duplicate match deals at each of its hands.
 
-    ``hands[k]``: how many hands table ``k`` plays; ``full``: the decks every table
-    deals (the others, a short last deck, stay last). Each table deals its full decks
-    in its own secret order, shuffled within each class of index mod ``n`` (so deck
-    ``d`` is still dealt at table ``k`` with the button on ``(k + d) mod n``) and within
-    windows of ``window`` decks of a class; and no two tables deal the same deck at the
-    same hand (when a window holds at least ``n`` decks), so no instance of a bot ever
-    holds a deck its partner is playing at that moment: what a channel between them
-    can carry is only what a partner saw of hands it finished.
+    ``hands[k]``: how many hands table ``k`` plays; ``full``: the decks every table was
+    meant to deal. Every table starts with the button on seat 0, and table ``k`` deals
+    deck ``d`` at a hand ``h`` with ``h = d + k (mod n)``, so the button is on seat
+    ``(d + k) mod n``: every deck is dealt with the button on every seat across the
+    tables, and at any one hand the tables deal decks of ``n`` different classes of
+    index mod ``n``: **never the same deck at the same hand**, however short the match
+    (before audit 19e this held only from ``n**3`` hands). Within its class each table
+    deals the decks in its own secret order, shuffled within windows of ``window`` decks
+    (so whole duplicate blocks keep coming, for intervals and ``early_stop``): what a
+    channel between a bot's instances can carry is only what a partner saw of hands it
+    finished. The decks past the last whole block of ``n`` (fewer than ``n``) are dealt
+    at only some tables, still never one deck at two tables at one hand.
     """
     n = len(hands)
-    orders = [list(range(count)) for count in hands]
     if n < 2:
-        return orders
-    rng = random.Random(int.from_bytes(_mac(key, f"arena-order/2:{seed}"), "big"))
+        return [list(range(count)) for count in hands]
+    whole = full // n * n
+    orders = [[-1] * count for count in hands]
+    rng = random.Random(int.from_bytes(_mac(key, f"arena-order/3:{seed}"), "big"))
     for residue in range(n):
-        members = list(range(residue, full, n))
+        members = list(range(residue, whole, n))
         if not members:
             continue
-        size = max(window, n)
-        starts = list(range(0, len(members), size))
+        columns: list[list[int]] = [[] for _ in range(n)]
+        starts = list(range(0, len(members), window))
         if len(starts) > 1 and len(members) - starts[-1] < n:
             starts.pop()  # a short last window joins the one before
-        columns: list[list[int]] = [[] for _ in range(n)]
         for start, end in zip(starts, [*starts[1:], len(members)], strict=True):
-            placed = _window(members[start:end], n, rng)
             for k in range(n):
-                columns[k] += placed[k]
+                columns[k] += rng.sample(members[start:end], end - start)
         for k in range(n):
-            orders[k][residue:full:n] = columns[k]
+            orders[k][(residue + k) % n : whole : n] = columns[k]
+    for k in range(n):  # the short tail: deck whole + (j - k) mod n at its j-th hand
+        for j in range(hands[k] - whole):
+            orders[k][whole + j] = whole + (j - k) % n
     return orders
-
-
-def _window(chunk: list[int], n: int, rng: random.Random) -> list[list[int]]:
-    """``n`` secret orders of ``chunk``, no deck at the same place in two of them: random
-    orders repaired by swaps (tried again if the repair got stuck), else, where ``chunk``
-    is too short for that to succeed (``n`` close to its length), a random Latin
-    rectangle: one random order read from ``n`` random distinct offsets."""
-    for _ in range(100):
-        placed: list[list[int]] = []
-        for _ in range(n):
-            placed.append(rng.sample(chunk, len(chunk)))
-            _apart(placed, rng)
-        if len(chunk) < n or all(len({o[j] for o in placed}) == n for j in range(len(chunk))):
-            return placed
-    order, m = rng.sample(chunk, len(chunk)), len(chunk)
-    return [[order[(j + shift) % m] for j in range(m)] for shift in rng.sample(range(m), n)]
-
-
-def _apart(columns: list[list[int]], rng: random.Random) -> None:
-    """Swap decks in the newest table's order until none is at the same place as in an
-    earlier table's (a place nothing fits stays as it is: too few decks)."""
-    mine, earlier = columns[-1], columns[:-1]
-    taken = [{order[j] for order in earlier} for j in range(len(mine))]
-    for j in range(len(mine)):
-        if mine[j] not in taken[j]:
-            continue
-        fits = [
-            other
-            for other in range(len(mine))
-            if other != j and mine[other] not in taken[j] and mine[j] not in taken[other]
-        ]
-        if fits:
-            other = rng.choice(fits)
-            mine[j], mine[other] = mine[other], mine[j]

@@ -3,14 +3,15 @@
 Duplicate dealing deals every deck once with the button on each seat, to cut the card
 luck. Played on one table by the same processes, a bot that remembers its cards would
 know its opponent's next hand (issue 9 item 3), so here each rotation is its own table:
-table ``k`` of ``n`` (one per seat) starts with the button on seat ``k``. Given a fresh
+``n`` tables (one per seat), each dealing deck ``d`` with the button on seat ``(k + d)
+mod n`` at table ``k``. Given a fresh
 driver (process, sandbox) per (seat, table), no process ever sees a deck twice.
 
 The tables play in lockstep (hand ``i`` at every table, then the next), but each in its
 own secret order of the decks (:func:`arena.dealer._deal.rotation_orders`), and never
-the same deck as another table at the same time: a bot's instances that found a
-channel to each other cannot pass on the cards of a hand in play (issue 19 item 1). Deck ``d`` is still dealt at
-table ``k`` with the button on ``(k + d) mod n`` when nobody sits out.
+the same deck as another table at the same time, however short the match: a bot's
+instances that found a channel to each other cannot pass on the cards of a hand in play
+(issue 19 item 1, audit 19e).
 
 The results merge into one :class:`MatchResult` in deck order (deck 0 at tables
 0..n-1, then deck 1, ...), the shape a single table gives, so records, statistics and
@@ -117,8 +118,8 @@ async def run_duplicate_match(
 ) -> MatchResult:
     """Deal every deck once per rotation: ``tables[k][i]`` plays seat ``i`` at table ``k``.
 
-    There are as many tables as seats; table ``k`` starts with the button on seat ``k``
-    and all play ``settings.hands`` hands together, each deck once per table, the
+    There are as many tables as seats, each starting with the button on seat 0 and
+    all play ``settings.hands`` hands together, each deck once per table, the
     tables in their own secret orders (the button on every seat across them). Give each
     (seat, table) its own freshly started driver and no process sees a deck twice
     (``duplicate_isolated``); the same driver (or drivers naming the same ``process``,
@@ -163,6 +164,15 @@ async def run_duplicate_match(
     return merged()
 
 
+def _meant(orders: Sequence[Sequence[int]] | None, planned: Sequence[int]) -> dict[int, list[int]]:
+    """The tables meant to deal each deck: those whose first ``planned[k]`` hands hold it."""
+    meant: dict[int, list[int]] = {}
+    for k, count in enumerate(planned):
+        for i in range(count):
+            meant.setdefault(i if orders is None else orders[k][i], []).append(k)
+    return meant
+
+
 def _repeat_chips(
     results: Sequence[MatchResult], orders: Sequence[Sequence[int]] | None
 ) -> list[int]:
@@ -188,7 +198,6 @@ def _payoffs_by_deck(
 ) -> list[list[int]]:
     """Every hand's payoffs: complete decks in deck order (tables 0..n-1 each), then the
     hands of decks not every table dealt, table by table."""
-    n = len(results)
     dealt: dict[int, dict[int, list[int]]] = {}
     for k, result in enumerate(results):
         for i, row in enumerate(result.payoffs):
@@ -197,8 +206,9 @@ def _payoffs_by_deck(
     planned = [len(r.payoffs) for r in results] if scheduled is None else list(scheduled)
     complete: list[list[list[int]]] = []
     partial: list[list[list[int]]] = []
+    meant_by = _meant(orders, planned)
     for deck in sorted(dealt):
-        meant = [k for k in range(n) if deck < planned[k]]
+        meant = meant_by.get(deck, [])
         rows = [dealt[deck][k] for k in sorted(dealt[deck])]
         (complete if all(k in dealt[deck] for k in meant) else partial).append(rows)
     return [row for rows in complete + partial for row in rows]
@@ -221,7 +231,7 @@ def _table_runner(
         table,
         rotation.on_hand,
         rotation.on_fault,
-        first_button=k,
+        first_button=0,  # the orders put the button on every seat (rotation_orders)
         deck_order=orders[k],
         wall_spent=rotation.wall_spent,
     )
@@ -253,6 +263,7 @@ class _CompleteDecks:
         self.orders = orders
         self.scheduled = scheduled
         self.position = [{deck: i for i, deck in enumerate(order)} for order in orders]
+        self.meant = _meant(orders, scheduled)
         self.rows: list[list[int]] = []
         self._seen: dict[int, int] = {}
 
@@ -263,7 +274,7 @@ class _CompleteDecks:
             if block <= self.scheduled[k]:
                 deck = self.orders[k][block - 1]
                 self._seen[deck] = self._seen.get(deck, 0) + 1
-                if self._seen[deck] == sum(1 for j in range(n) if deck < self.scheduled[j]):
+                if self._seen[deck] == len(self.meant[deck]):
                     ready.append(deck)
         for deck in sorted(ready):
             for k, rotation in enumerate(rotations):

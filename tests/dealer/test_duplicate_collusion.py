@@ -132,10 +132,18 @@ async def test_repeat_chips_count_the_second_dealings() -> None:
 async def test_the_attack_is_caught_when_the_tables_deal_in_one_order(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The test can fail: with every table in deck order (the dealing before issue 19),
-    the live attack knows the opponent's hand in every hand."""
+    """The test can fail: with every table in deck order and table k's first button on
+    seat k (the dealing before issue 19), the live attack knows the opponent's hand in
+    every hand."""
     monkeypatch.setattr(
         duplicate, "rotation_orders", lambda seed, key, hands, full: [list(range(h)) for h in hands]
     )
+    runner = duplicate._MatchRunner
+
+    def first_button_k(drivers, table, *args, first_button=0, **kwargs):
+        k = int(table.table_id.rsplit(".", 1)[1]) - 1
+        return runner(drivers, table, *args, first_button=k, **kwargs)
+
+    monkeypatch.setattr(duplicate, "_MatchRunner", first_button_k)
     hits, dealt = await _attack(50)
     assert hits["live"] == dealt == 100

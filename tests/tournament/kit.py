@@ -7,6 +7,7 @@ are keyword arguments; ``BUILTIN_PAIR`` is the usual two deterministic built-in 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +68,14 @@ def cmdline(pid: int) -> str:
 def descendants(pid: int) -> set[int]:
     """Every process under ``pid`` (read from /proc)."""
     children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for name in os.listdir("/proc"):  # not Path.glob: a process gone mid-walk raises there
+        if not name.isdigit():
+            continue
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        children.setdefault(int(fields[1]), []).append(int(name))
     found, todo = set(), [pid]
     while todo:
         for child in children.get(todo.pop(), []):
