@@ -113,13 +113,18 @@ DENIED_SYSCALLS = {
     "readahead": 187,
     "fadvise64": 221,
     "cachestat": 451,
+    # audit 19e: kernel surface no bot needs (eBPF maps are kernel memory shared by fd
+    # passing, userfaultfd stalls the kernel on a bot's page faults)
+    "bpf": 321,
+    "userfaultfd": 323,
 }
 """x86_64 system calls a sandboxed bot gets EPERM for: kernel keyrings, file locks and
 file watches work across namespaces and uids on the files every sandbox mounts, so two
 instances of a bot (the rotations of a duplicate deal) could talk through them (audit F1);
 AIO contexts and io_uring (a machine-wide count any process moves and reads, and a
 machine-wide cap one bot could take whole); joining namespaces; asking or steering the
-page cache of the files every sandbox shares (mincore, cachestat, readahead, fadvise)."""
+page cache of the files every sandbox shares (mincore, cachestat, readahead, fadvise);
+eBPF and userfaultfd (kernel surface no bot needs)."""
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
 """``fcntl`` commands denied for the same reason: F_GETLK, F_SETLK, F_SETLKW, their OFD
 forms, F_SETLEASE and F_NOTIFY."""
@@ -140,7 +145,9 @@ SECCOMP_RULES = {
     # whole machine whatever the network namespace, and other families are kernel surface
     # no bot needs. IPv4 and IPv6 streams only: a datagram socket's buffers are memory no
     # cgroup v1 cap charges, counted in one machine-wide figure (/proc/net/sockstat) that
-    # every network namespace reads (audit 19, socket memory); EPERM for them
+    # every network namespace reads (audit 19, socket memory); EPERM for them, and for
+    # any type but SOCK_STREAM (SOCK_SEQPACKET, SOCK_RDM) or a protocol but 0 or TCP (an
+    # SCTP stream, MPTCP: audit 19e)
     "socket": {"calls": [41, 53], "stream": [2, 10], "families": [1], "netlink": [16, [0]]},
 }
 """The argument-checking part of the filter (issue 19 item 5), compiled by the supervisor."""

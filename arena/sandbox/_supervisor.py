@@ -246,7 +246,7 @@ def _watch_arena(parent_pid):
     threading.Thread(target=watch, daemon=True).start()
 
 
-_OPS = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "ret": 0x06}
+_OPS = {"ld": 0x20, "and": 0x54, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "ret": 0x06}
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 _EPERM, _ENOSYS, _EAFNOSUPPORT = 1, 38, 97
@@ -282,8 +282,8 @@ def seccomp_program(syscalls, fcntl_commands, rules=None):
     ``fcntl`` with one of ``fcntl_commands``, for the x32 ABI and any other architecture
     (no way around the list); with ``rules`` (``_bwrap.SECCOMP_RULES``) also ENOSYS for
     its ``enosys`` calls, EPERM for a call whose argument has a bit of its ``flags`` mask,
-    EAFNOSUPPORT for a ``socket`` family not allowed, EPERM for a datagram or raw socket
-    of a ``stream`` family; everything else allowed."""
+    EAFNOSUPPORT for a ``socket`` family not allowed, EPERM for a socket of a ``stream``
+    family that is not a plain SOCK_STREAM of protocol 0 or TCP; everything else allowed."""
     rules = rules or {}
     flags = rules.get("flags", {})
     sockets = rules.get("socket")
@@ -308,8 +308,10 @@ def seccomp_program(syscalls, fcntl_commands, rules=None):
         code += [("jeq", netlink, None, "eafnosupport"), ("ld", _arg(2))]  # the protocol
         code += [("jeq", protocol, "allow", None) for protocol in protocols]
         code += [("ret", _ERRNO | _EAFNOSUPPORT)]
-        # the type's SOCK_DGRAM bit (2, also in SOCK_RAW's 3): EPERM, flags bits aside
-        code += [("label", "stream only"), ("ld", _arg(1)), ("jset", 2, "eperm", "allow")]
+        # the type (its flags bits aside) SOCK_STREAM, the protocol 0 or IPPROTO_TCP; else EPERM
+        code += [("label", "stream only"), ("ld", _arg(1)), ("and", 0xF)]
+        code += [("jeq", 1, None, "eperm"), ("ld", _arg(2)), ("jeq", 0, "allow", None)]
+        code += [("jeq", 6, "allow", "eperm")]
     code += [("label", "allow"), ("ret", _ALLOW), ("label", "eperm"), ("ret", _ERRNO | _EPERM)]
     code += [("label", "enosys"), ("ret", _ERRNO | _ENOSYS)]
     code += [("label", "eafnosupport"), ("ret", _ERRNO | _EAFNOSUPPORT)]

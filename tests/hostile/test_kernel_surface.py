@@ -217,6 +217,11 @@ class TestKernel:
             "udp6": "denied EPERM",
             "udp_nonblock": "denied EPERM",
             "raw": "denied EPERM",
+            "seqpacket": "denied EPERM",  # audit 19e: streams only, of TCP only
+            "sctp_stream": "denied EPERM",
+            "tcp_protocol": "WORKS AF_INET6 SOCK_STREAM 6",
+            "bpf": "denied EPERM",
+            "userfaultfd": "denied EPERM",
             "tcp": "WORKS AF_INET SOCK_STREAM",  # a bot may still serve on loopback TCP
             "tcp6": "WORKS AF_INET6 SOCK_STREAM",
             "unshare_user": "denied EPERM",

@@ -63,6 +63,25 @@ def inet(family, kind):
     return make
 
 
+def inet_protocol(family, kind, protocol):
+    def make():
+        with socket.socket(family, kind, protocol) as sock:
+            return f"{sock.family.name} {sock.type.name} {protocol}"
+
+    return make
+
+
+def bpf():
+    attr = (ctypes.c_char * 128)()
+    return syscall(321, 0, attr, 128)  # BPF_MAP_CREATE with a zeroed attr
+
+
+def userfaultfd():
+    fd = syscall(323, os.O_CLOEXEC)
+    os.close(fd)
+    return "fd"
+
+
 def netlink_generic():
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16) as sock:  # NETLINK_GENERIC
         return sock.fileno()
@@ -167,6 +186,11 @@ tried("udp", inet(socket.AF_INET, socket.SOCK_DGRAM))
 tried("udp6", inet(socket.AF_INET6, socket.SOCK_DGRAM))
 tried("udp_nonblock", inet(socket.AF_INET, socket.SOCK_DGRAM | socket.SOCK_NONBLOCK))
 tried("raw", inet(socket.AF_INET, socket.SOCK_RAW))
+tried("seqpacket", inet(socket.AF_INET, socket.SOCK_SEQPACKET))
+tried("sctp_stream", inet_protocol(socket.AF_INET, socket.SOCK_STREAM, 132))
+tried("tcp_protocol", inet_protocol(socket.AF_INET6, socket.SOCK_STREAM, 6))
+tried("bpf", bpf)
+tried("userfaultfd", userfaultfd)
 tried("tcp", inet(socket.AF_INET, socket.SOCK_STREAM))
 tried("tcp6", inet(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_CLOEXEC))
 tried("unshare_user", unshare_user)
