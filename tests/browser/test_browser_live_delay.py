@@ -66,6 +66,8 @@ class Served:
 
 @pytest.fixture
 def served() -> Iterator[Served]:
+    """The hub and its server; a test names it before ``guarded_page``, so the page is
+    checked before the server stops (stopped first, the cut stream is a console error)."""
     run = Served()
     try:
         yield run
@@ -82,7 +84,7 @@ def _shows(page: Any, selector: str, pattern: str) -> None:
 
 
 def test_no_card_reaches_a_spectator_before_the_delay(
-    guarded_page: GuardedPage, served: Served, browser: Any
+    served: Served, guarded_page: GuardedPage, browser: Any
 ) -> None:
     """While the director sees the hands, the spectator's page has no card in its DOM and
     says it is delayed; after the delay the hands arrive drawn on the replayer's table."""
@@ -114,7 +116,7 @@ def test_no_card_reaches_a_spectator_before_the_delay(
 
 
 def test_the_director_sees_the_final_hands_without_a_showdown(
-    guarded_page: GuardedPage, served: Served
+    served: Served, guarded_page: GuardedPage
 ) -> None:
     """A hand that ended with a fold: the director's table shows each seat's five final
     cards (it used to show only the cards drawn)."""
@@ -128,7 +130,7 @@ def test_the_director_sees_the_final_hands_without_a_showdown(
     guarded_page.assert_clean()
 
 
-def test_the_url_names_the_table_shown(guarded_page: GuardedPage, served: Served) -> None:
+def test_the_url_names_the_table_shown(served: Served, guarded_page: GuardedPage) -> None:
     """Picking a table writes ``#table=ID``; opening that URL shows that table."""
     served.now = DELAY + 1
     page = guarded_page.page
