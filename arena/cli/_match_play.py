@@ -6,6 +6,7 @@ The command and its options are :mod:`arena.cli._match` (light, for its help).
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -49,6 +50,7 @@ from arena.engine import ConfigError, GameConfig, Hand, JokerMode, Structure
 from arena.server import ArenaServer
 from arena.text import escape_untrusted
 from arena.tournament import _bounds
+from arena.tournament._standing_notes import figure
 
 
 def terminal_safe(text: str) -> str:
@@ -322,13 +324,13 @@ def print_summary(summary: dict, folder: Path) -> None:
     table.add_column("mbb/hand (95% CI)", justify="right")
     table.add_column("faults", justify="right")
     for seat in sorted(summary["seats"], key=lambda s: -s["chips_won"]):
-        ci = "∞" if seat["ci95"] is None else f"{seat['ci95']:.0f}"
+        half = math.inf if seat["ci95"] is None else seat["ci95"]
         status = " (forfeited)" if seat["forfeited"] else " (sat out)" if seat["sat_out"] else ""
         table.add_row(
             str(seat["seat"]),
             seat["name"] + status,
             f"{seat['chips_won']:+d}",
-            f"{seat['mbb_per_hand']:+.0f} ± {ci}",
+            figure(seat["mbb_per_hand"], half, signed=True),  # "too few hands", not ± ∞
             str(seat["faults"]),
         )
     console.print(table)

@@ -30,6 +30,7 @@ import copy
 import dataclasses
 import enum
 import inspect
+import math
 import tempfile
 import time
 import warnings
@@ -64,6 +65,7 @@ from arena.tournament import (
     open_builtin_bot,
     parse_bot_text,
 )
+from arena.tournament._standing_notes import figure
 
 _GAME_KEYS = {f.name for f in dataclasses.fields(GameConfig)}
 
@@ -123,11 +125,11 @@ class PlayResult:
         names = {bot.name: escape_untrusted(bot.name, one_line=True) for bot in self.bots}
         width = max(len(name) for name in names.values())
         for bot in sorted(self.bots, key=lambda b: -b.chips):
-            ci = "inf" if bot.ci95 is None else f"{bot.ci95:.0f}"
+            half = math.inf if bot.ci95 is None else bot.ci95
+            shown = figure(bot.mbb_per_hand, half, signed=True)  # "too few hands", not ± inf
             faults = f", {bot.faults} faults" if bot.faults else ""
             lines.append(
-                f"  {names[bot.name]:<{width}}  {bot.chips:+7d} chips  "
-                f"{bot.mbb_per_hand:+6.0f} ± {ci} mbb/hand{faults}"
+                f"  {names[bot.name]:<{width}}  {bot.chips:+7d} chips  {shown} mbb/hand{faults}"
             )
         if self.still_running:
             running = ", ".join(names.get(n, escape_untrusted(n)) for n in self.still_running)

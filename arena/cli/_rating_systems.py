@@ -53,6 +53,7 @@ def stored_pair_results(
 
 def ranked(ratings: Mapping[str, float | Rating]) -> list[tuple[str, str]]:
     """Bots by rating, best first, each with its rating as shown ("1520 ± 40", or "1520")."""
+    from arena.tournament._standing_notes import figure
 
     def value(item: tuple[str, float | Rating]) -> float:
         rating = item[1]
@@ -61,7 +62,7 @@ def ranked(ratings: Mapping[str, float | Rating]) -> list[tuple[str, str]]:
     shown = []
     for bot, rating in sorted(ratings.items(), key=lambda item: (-value(item), item[0])):
         if isinstance(rating, Rating):
-            shown.append((bot, f"{rating.elo:.0f} ± {rating.ci95:.0f}"))
+            shown.append((bot, figure(rating.elo, rating.ci95)))  # "too few hands": no ± ∞/0
         else:
             shown.append((bot, f"{float(rating):.0f}"))
     return shown

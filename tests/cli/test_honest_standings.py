@@ -9,6 +9,7 @@ table at the end of the run the same as ``arena ratings`` for the tournament.
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -105,3 +106,33 @@ def test_the_table_at_the_end_of_the_run_is_arena_ratings(league) -> None:
     """Issue 21 item 3: the run's final table equals ``arena ratings --tournament``."""
     assert _rows(league["this"].output)
     assert _rows(league["run"].output) == _rows(league["this"].output)
+
+
+def test_other_systems_and_a_match_show_too_few_hands_not_infinite_or_zero(
+    tmp_path, capsys
+) -> None:
+    """Issue 21 item 3: ``arena ratings --system``'s rows, the ``arena match`` table and
+    ``arena.play``'s result say "too few hands" where an interval cannot be estimated."""
+    from arena.cli._match_play import print_summary
+    from arena.cli._play import BotResult, PlayResult
+    from arena.cli._rating_systems import ranked
+    from arena.ratings import Rating
+
+    flat = Rating("a", 1500.0, 1500.0, 1500.0, 0.0)
+    wide = Rating("b", 1400.0, -math.inf, math.inf, 1.0)
+    assert [("a", "1500 (too few hands)"), ("b", "1400 (too few hands)")] == ranked(
+        {"a": flat, "b": wide}
+    )
+    bots = (BotResult("x", 5, 2500.0, None, 0), BotResult("y", -5, -2500.0, 0.0, 0))
+    text = repr(PlayResult(bots=bots, hands=1, seed=1, duplicate=False, reason="completed"))
+    assert "inf" not in text and not re.search(r"± 0\b", text) and "too few hands" in text, text
+    seat = {"chips_won": 5, "mbb_per_hand": 2500.0, "faults": 0, "forfeited": False}
+    seats = [
+        {**seat, "seat": 0, "name": "x", "ci95": None, "sat_out": False},
+        {**seat, "seat": 1, "name": "y", "ci95": 0.0, "sat_out": False, "chips_won": -5},
+    ]
+    summary = {"match_id": "m", "hands_played": 1, "reason": "completed", "seed": 1}
+    print_summary({**summary, "seats": seats}, tmp_path)
+    shown = capsys.readouterr().out
+    assert "∞" not in shown and not re.search(r"± 0\b", shown), shown
+    assert "too few hands" in shown, shown
