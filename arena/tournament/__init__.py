@@ -1,8 +1,8 @@
 """Tournaments: configuration, formats, scheduling, standings, and the runner that
 records each match in :mod:`arena.store` (which it re-exports for older imports).
 
-It may import ``dealer``, ``engine``, ``policies``, ``ratings``, ``stats``, ``store`` and
-``text``; never the executors, the server, the web views or the command line.
+It may import ``dealer``, ``engine``, ``policies``, ``protocol`` (check-bot's scenarios),
+``ratings``, ``stats``, ``store`` and ``text``; never the executors, the server, the web views or the command line.
 
 The names below load on first use (PEP 562): the command line checks an option against
 :mod:`arena.tournament._bounds` without importing the dealer and gRPC behind the rest.

@@ -40,7 +40,8 @@ LAYERS: dict[str, int] = {
     "executors": 6,
     "plugins": 6,
     "web": 6,
-    "cli": 7,
+    "ladder": 7,
+    "cli": 8,
 }
 """The README's layout table as ranks: a package imports only packages of lower rank.
 
