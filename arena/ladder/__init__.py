@@ -5,3 +5,5 @@ It may import ``engine``, ``ratings``, ``sandbox``, ``store``, ``text``, ``tourn
 ``dealer``, ``policies``, ``protocol``, ``executors`` and ``web``; never the command line
 (``arena ladder`` and ``arena submit`` drive it from there).
 """
+
+__all__: list[str] = []
