@@ -84,7 +84,7 @@ class _Plan:
 
 
 def _mb(size: int) -> str:
-    return f"{size / MB:.1f} MB"
+    return f"{size / MB:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
 
 def _kind(data: bytes, filename: str) -> str:
@@ -267,11 +267,11 @@ def _zip_plan(data: bytes, limits: IntakeLimits) -> _Plan:
         infos = archive.infolist()
         if len(infos) > limits.members:
             raise Refused(f"more than {limits.members} members in the archive")
-        declared = sum(info.file_size for info in infos)
+        plan = _plan(((i.filename, i.file_size, _zip_member(i, limits)) for i in infos), limits)
+        declared = sum(info.file_size for info in infos)  # members may overlap in a bomb
         if declared > max(limits.ratio * len(data), limits.ratio_floor_bytes):
             raise Refused(f"the archive expands more than {limits.ratio} times: a zip bomb?")
-        entries = ((i.filename, i.file_size, _zip_member(i, limits)) for i in infos)
-        return _plan(entries, limits)
+        return plan
 
 
 def _tar_plan(data: bytes, limits: IntakeLimits) -> _Plan:
