@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
         ("arena.cli._serve",),
         "Run the tournament in FILE while its `remote = true` bots...",
     ),
+    "submit": (
+        ("arena.cli._submit",),
+        "Send the bot FOLDER to the ladder at --server as a new...",
+    ),
     "tournament": (
         ("arena.cli._tournament", "arena.cli._init"),
         "Run tournaments from a TOML file (see examples_tournaments/).",
