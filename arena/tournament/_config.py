@@ -129,6 +129,10 @@ class TournamentConfig:
     rounds: int = 1
     table_size: int = 2
     challengers: tuple[str, ...] = ()
+    tables: tuple[tuple[str, ...], ...] = ()
+    """The tables to play, each a seat order of bot names (the ladder's batches, issue 22):
+    when given, the schedule is these tables (each once a round) whatever the format.
+    Set by code, never by a tournament file."""
     concurrency: int = 1
     max_tables_per_bot: int = 1
     workers: int = 1
@@ -312,6 +316,7 @@ class TournamentConfig:
                 "rounds": self.rounds,
                 "table_size": self.table_size,
                 "challengers": list(self.challengers),
+                **({"tables": [list(t) for t in self.tables]} if self.tables else {}),
                 "concurrency": self.concurrency,
                 "max_tables_per_bot": self.max_tables_per_bot,
                 "seed": self.seed,

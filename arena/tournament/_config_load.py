@@ -59,6 +59,13 @@ def parse_tournament(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise TournamentConfigError(source, None, f"invalid TOML: {error}") from None
+    return tournament_from_data(data, source, base_dir=base_dir)
+
+
+def tournament_from_data(
+    data: dict[str, Any], source: str, *, base_dir: str | Path | None = None
+) -> TournamentConfig:
+    """Validate a tournament file already read (the ladder's file carries one)."""
     base = Path(base_dir).resolve() if base_dir is not None else Path.cwd().resolve()
     return _Parser(source, base).parse(data)
 

@@ -103,7 +103,9 @@ def build_schedule(
     the file. Raises ``ValueError`` if the format has no one to play.
     """
     names = list(config.bot_names)
-    if config.format is Format.ROUND_ROBIN:
+    if config.tables:
+        tables = list(config.tables)
+    elif config.format is Format.ROUND_ROBIN:
         tables = _round_robin(names)
     elif config.format is Format.GAUNTLET:
         field = [name for name in names if name not in config.challengers]
@@ -121,7 +123,7 @@ def build_schedule(
     schedule = []
     for round_ in range(1, config.rounds + 1):
         for number, seats in enumerate(tables, start=1):
-            if config.format is not Format.RING and round_ % 2 == 0:
+            if config.format is not Format.RING and len(seats) == 2 and round_ % 2 == 0:
                 seats = seats[::-1]  # heads-up: swap seats every other round
             key = f"r{round_}-m{number:0{width}d}"
             schedule.append(
