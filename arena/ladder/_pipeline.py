@@ -146,7 +146,14 @@ class Pipeline:
             self.ladder.set_status(version.id, REJECTED, error.problem)
             return
         except GateFailed as failed:
-            self.ladder.set_status(version.id, REJECTED, failed.reason, tail(failed.log))
+            here = str(self.folder(version))  # the team reads its own paths as "./..."
+            log = tail(failed.log)
+            self.ladder.set_status(
+                version.id,
+                REJECTED,
+                failed.reason.replace(here, "."),
+                None if log is None else log.replace(here, "."),
+            )
             return
         self.ladder.set_fingerprint(version.id, json.dumps(prints))
         self.ladder.set_status(version.id, ACTIVE)
