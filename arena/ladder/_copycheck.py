@@ -118,8 +118,8 @@ class _RecordingDriver:
             recorder.received(message)
             return message
 
-        connection.send = recording_send
-        connection.receive = recording_receive
+        connection.send = recording_send  # type: ignore[method-assign]
+        connection.receive = recording_receive  # type: ignore[method-assign]
         return connection
 
     async def aclose(self) -> None:

@@ -330,7 +330,8 @@ class LadderDB:
 
     def versions(self, team_id: int | None = None, statuses: Sequence[str] = ()) -> list[Version]:
         """The versions of a team (all teams: None), newest first; only ``statuses`` if given."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[object] = []
         if team_id is not None:
             where.append("v.team_id = ?")
             params.append(team_id)
