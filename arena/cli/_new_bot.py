@@ -1,4 +1,5 @@
-"""``arena new-bot DIR --lang python|node|cpp``: a ready-to-run bot folder (issue 13 item 4).
+"""``arena new-bot DIR --lang python|node|cpp|go|java``: a ready-to-run bot folder (issue 13
+item 4; Go and Java: issue 24).
 
 The templates are package data (``arena/cli/templates/LANG/*.tmpl``): each file is
 written without its ``.tmpl`` suffix, ``__BOT_NAME__`` replaced by the bot's name. The
@@ -16,13 +17,15 @@ import click
 
 NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}\Z")  # a bot name, as arena.tournament checks it
 
-LANGS = ("python", "node", "cpp")
+LANGS = ("python", "node", "cpp", "go", "java")
 PLACEHOLDER = "__BOT_NAME__"
 
 _NEXT = {
     "python": "arena check-bot {dir}",
     "node": "arena check-bot {dir}    # runs `npm ci` first (Node.js 20+)",
     "cpp": "arena check-bot {dir}    # builds with CMake first (libgrpc++-dev, protobuf-compiler-grpc)",
+    "go": "arena check-bot {dir}    # builds with build.sh first (golang-go, golang-google-grpc-dev)",
+    "java": "arena check-bot {dir}    # builds with build.sh first (default-jdk, libgrpc-java)",
 }
 
 
@@ -46,6 +49,8 @@ def write_bot(folder: Path, lang: str, name: str) -> list[Path]:
     for file_name, text in files.items():
         path = folder / file_name
         path.write_text(text.replace(PLACEHOLDER, name), encoding="utf-8")
+        if file_name.endswith(".sh"):  # a build script (Go, Java): ./build.sh works too
+            path.chmod(0o755)
         written.append(path)
     return written
 

@@ -3,7 +3,7 @@
 The manifest says how to build and run the bot::
 
     name = "my-bot"                 # optional: the bot's name (else the folder's)
-    lang = "cpp"                    # optional: python, node, cpp or other
+    lang = "cpp"                    # optional: python, node, cpp, go, java or other
     build = ["cmake -S . -B build", "cmake --build build"]   # optional, run in order
     output = "build/bot"            # what the build makes: rebuilt when missing or stale
     sources = ["*.cpp", "*.proto"]  # optional: what output is compared with
@@ -40,7 +40,7 @@ from arena.dealer import BuildFailed, BuildLimits, build_layer, find_special_fil
 MANIFEST = "bot.toml"
 """The manifest's file name in a bot folder."""
 
-LANGS = ("python", "node", "cpp", "other")
+LANGS = ("python", "node", "cpp", "go", "java", "other")
 BUILD_LOG = ".arena-build.log"
 MANIFEST_BYTES = 64 * 1024
 """The largest ``bot.toml`` read (a manifest is a few lines)."""
