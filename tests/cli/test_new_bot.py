@@ -2,9 +2,10 @@
 passes ``arena check-bot DIR`` at once, plays ``arena match DIR ...`` and a tournament
 file's ``folder = ...``; a broken manifest is one line naming the file and the key.
 
-Node needs ``node`` and ``npm`` (and the npm registry or its cache, for ``npm ci``); C++
-needs the toolchain ``scripts/bootstrap`` installs as root. Each is skipped, with the
-reason printed, where it is missing. Each language's folder is made and built once.
+Node needs ``node`` and ``npm`` (and the npm registry or its cache, for ``npm ci``); C++,
+Go and Java need the toolchains ``scripts/bootstrap`` installs as root. Each is skipped,
+with the reason printed, where it is missing. Each language's folder is made and built
+once (Go and Java once per session, shared with tests/examples: tests/template_builds.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from template_builds import built_bot
+from template_builds import missing as toolchain_missing
 
 from arena.cli import cli
 from arena.cli._app import _register
@@ -52,10 +55,12 @@ def _missing(lang: str) -> str | None:
                 f"the C++ toolchain is missing ({', '.join(missing)}): scripts/bootstrap "
                 "installs libgrpc++-dev protobuf-compiler-grpc cmake g++ pkg-config as root"
             )
+    if lang in ("go", "java"):
+        return toolchain_missing(lang)
     return None
 
 
-@pytest.fixture(scope="module", params=["python", "node", "cpp"])
+@pytest.fixture(scope="module", params=["python", "node", "cpp", "go", "java"])
 def bot_folder(request, tmp_path_factory) -> Path:
     """A new bot folder of each language that passed ``arena check-bot`` (built by it)."""
     lang = request.param
@@ -63,9 +68,12 @@ def bot_folder(request, tmp_path_factory) -> Path:
     if reason is not None:
         print(f"tests/cli/test_new_bot.py [{lang}] skipped: {reason}")
         pytest.skip(reason)
-    folder = tmp_path_factory.mktemp(f"new-{lang}") / f"my-{lang}"
-    made = run("new-bot", str(folder), "--lang", lang)
-    assert made.exit_code == 0, made.output
+    if lang in ("go", "java"):  # made and built once per session (issue 24)
+        folder = built_bot(lang)
+    else:
+        folder = tmp_path_factory.mktemp(f"new-{lang}") / f"my-{lang}"
+        made = run("new-bot", str(folder), "--lang", lang)
+        assert made.exit_code == 0, made.output
     assert {"README.md", "bot.toml"} <= {p.name for p in folder.iterdir()}
     logs = tmp_path_factory.mktemp(f"check-{lang}")
     checked = CliRunner().invoke(
@@ -228,7 +236,7 @@ def test_build_runs_again_only_when_a_source_is_newer(tmp_path: Path) -> None:
     assert build_folder(manifest) in ("L0", "L1")
 
 
-@pytest.mark.parametrize("lang", ["node", "cpp"])
+@pytest.mark.parametrize("lang", ["node", "cpp", "go", "java"])
 def test_templates_ship_the_current_proto(lang: str) -> None:
     """A sandboxed bot sees only its folder: the templates carry the current arena.proto."""
     proto = (ROOT / "proto" / "arena" / "v1" / "arena.proto").read_text()
@@ -256,8 +264,10 @@ def test_a_build_sees_only_a_few_environment_variables(tmp_path: Path, monkeypat
 
 # --- issue 21 items 2 and 6: the student's file, and errors in it ----------------------
 
-STUDENT_FILE = {"python": "bot.py", "node": "bot.js", "cpp": "bot.cpp"}
-DECIDE = {"python": "def decide(", "node": "function decide(", "cpp": "Action Decide("}
+STUDENT_FILE = {"python": "bot.py", "node": "bot.js", "cpp": "bot.cpp", "go": "bot.go",
+                "java": "Bot.java"}  # fmt: skip
+DECIDE = {"python": "def decide(", "node": "function decide(", "cpp": "Action Decide(",
+          "go": "func decide(", "java": "Action decide("}  # fmt: skip
 # after the line that opens decide: raise after 10 decisions, in the language's own way
 RAISE_LATER = {
     "python": ("        self.n = getattr(self, 'n', 0) + 1\n        if self.n > 10:\n"
@@ -266,6 +276,11 @@ RAISE_LATER = {
              "TypeError"),
     "cpp": ("  static int n = 0;\n  if (++n > 10) return RaiseTo(std::vector<int>().at(3));\n",
             "std::out_of_range"),
+    "go": ("\tnone, i := []int(nil), 3\n"
+           "\tif request.GetHandNumber() > 3 { return RaiseTo(int64(none[i])) }\n",
+           "index out of range"),
+    "java": ("    if (request.getHandNumber() > 3) return raiseTo((new long[0])[3]);\n",
+             "ArrayIndexOutOfBoundsException"),
 }  # fmt: skip
 
 
