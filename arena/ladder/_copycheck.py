@@ -118,8 +118,8 @@ class _RecordingDriver:
             recorder.received(message)
             return message
 
-        connection.send = recording_send  # type: ignore[method-assign]
-        connection.receive = recording_receive  # type: ignore[method-assign]
+        connection.send = recording_send  # type: ignore[method-assign]  # the stream records what passes
+        connection.receive = recording_receive  # type: ignore[method-assign]  # the stream records what passes
         return connection
 
     async def aclose(self) -> None:
