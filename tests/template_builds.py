@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import atexit
 import functools
+import re
 import shlex
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -39,6 +41,7 @@ FILES = {
              "/usr/share/java/perfmark-api.jar", "/usr/share/java/geronimo-annotation-1.3-spec.jar"),
 }  # fmt: skip
 PACKAGES = {"go": GO_PACKAGES, "java": JAVA_PACKAGES}
+GOLANG_PROTOBUF = Path("/usr/share/gocode/src/github.com/golang/protobuf/proto/proto.go")
 NAMES = {"go": "Go", "java": "Java"}
 BUILD_SECONDS: dict[str, float] = {}
 """How long each language's build took in this session (printed by the tests)."""
@@ -48,12 +51,29 @@ def missing(lang: str) -> str | None:
     """Why ``lang``'s template cannot be built here, or None."""
     gone = [tool for tool in TOOLS[lang] if shutil.which(tool) is None]
     gone += [path for path in FILES[lang] if not Path(path).exists()]
+    if lang == "go" and not gone and "google.golang.org/protobuf" not in _read(GOLANG_PROTOBUF):
+        gone.append("github.com/golang/protobuf 1.4 or later (1-5-dev), not 1.3")
+    if lang == "java" and not gone and _javac_major() < 16:
+        gone.append("a JDK of version 16 or later (for its unix sockets)")
     if not gone:
         return None
     return (
         f"the {NAMES[lang]} toolchain is missing ({', '.join(gone)}): scripts/bootstrap "
         f"installs {PACKAGES[lang]} as root"
     )
+
+
+def _javac_major() -> int:
+    done = subprocess.run(["javac", "-version"], capture_output=True, text=True, timeout=60)
+    found = re.search(r"javac (\d+)", done.stdout + done.stderr)
+    return int(found.group(1)) if found else 0
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 @functools.cache
